@@ -1,0 +1,83 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Reparto",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "reparto", targets: ["reparto"]),
+        /// The producer API: enqueue typed jobs, look up status, cancel, await results.
+        .library(name: "RepartoClient", targets: ["Jobs"]),
+        .library(name: "Screenplay", targets: ["Screenplay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+    ],
+    targets: [
+        // MARK: C clients
+        .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        // MARK: wrappers
+        .target(name: "AMQP", dependencies: [
+            "CRabbitMQ",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "Postgres", dependencies: [
+            "CLibPQ",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
+        // MARK: the job runtime
+        .target(name: "Jobs", dependencies: [
+            "AMQP", "Postgres",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: swiftSettings),
+
+        // MARK: pure libraries
+        .target(name: "Screenplay", swiftSettings: swiftSettings),
+        .target(name: "Assets", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "Speech", dependencies: [
+            "Assets", "Screenplay",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
+        // MARK: the CLI
+        .target(name: "RepartoCLI", dependencies: [
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
+
+        // MARK: tests
+        .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
+        .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobsTests", dependencies: ["Jobs"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP"], swiftSettings: swiftSettings),
+    ]
+)

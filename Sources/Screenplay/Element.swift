@@ -1,0 +1,69 @@
+/// The kind of one screenplay element. Raw values are the stable JSON names.
+public enum ElementType: String, Codable, Sendable, CaseIterable, Hashable {
+    case sceneHeading, action, character, dialogue, parenthetical, transition
+    case sectionHeading, synopsis, comment, boneyard, lyrics, centered, pageBreak
+}
+
+/// One element of a parsed document, ordered by the composite key (chapterIndex, orderIndex).
+///
+/// `text` keeps emphasis markup (`*`, `**`, `***`, `_`, `\` escapes); ``plainText`` is the
+/// form without markup, used for speech.
+public struct Element: Codable, Sendable, Hashable {
+    public var type: ElementType
+    public var text: String
+    /// 0 before the first level-2 section heading; each level-2 heading starts the next chapter.
+    public var chapterIndex: Int
+    /// Counts from 1 inside each chapter.
+    public var orderIndex: Int
+    /// Section depth (number of `#`), for section headings.
+    public var level: Int?
+    /// Scene number (`#1A#`), for scene headings.
+    public var sceneNumber: String?
+    /// Character name without extension, for character cues.
+    public var name: String?
+    /// Text in the cue's trailing parentheses (V.O., O.S., CONT'D, ...).
+    public var `extension`: String?
+    /// True for the second speaker of a dual-dialogue pair.
+    public var dual: Bool?
+
+    public init(type: ElementType, text: String, chapterIndex: Int = 0, orderIndex: Int = 0,
+                level: Int? = nil, sceneNumber: String? = nil, name: String? = nil,
+                extension: String? = nil, dual: Bool? = nil) {
+        self.type = type
+        self.text = text
+        self.chapterIndex = chapterIndex
+        self.orderIndex = orderIndex
+        self.level = level
+        self.sceneNumber = sceneNumber
+        self.name = name
+        self.extension = `extension`
+        self.dual = dual
+    }
+}
+
+/// One title-page entry: a key as written and its (possibly multi-line) values.
+public struct TitlePageEntry: Codable, Sendable, Hashable {
+    public var key: String
+    public var values: [String]
+    public init(key: String, values: [String]) {
+        self.key = key
+        self.values = values
+    }
+}
+
+/// The source format of a document.
+public enum DocumentFormat: String, Codable, Sendable, CaseIterable, Hashable {
+    case fountain, fdx, markdown
+}
+
+/// A parsed document: format, title page and ordered elements.
+public struct ScreenplayDocument: Codable, Sendable, Hashable {
+    public var format: DocumentFormat
+    public var titlePage: [TitlePageEntry]
+    public var elements: [Element]
+    public init(format: DocumentFormat, titlePage: [TitlePageEntry] = [], elements: [Element] = []) {
+        self.format = format
+        self.titlePage = titlePage
+        self.elements = elements
+    }
+}

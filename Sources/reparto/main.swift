@@ -1,0 +1,3 @@
+import RepartoCLI
+
+await RepartoCommand.main()
