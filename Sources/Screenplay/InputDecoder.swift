@@ -1,0 +1,89 @@
+/// Turns raw bytes into text, rejecting inputs that are not a text screenplay.
+///
+/// Rules, in order: size limit; empty; UTF-32 BOM → unsupported; UTF-16 BOM (LE or BE) →
+/// decoded (invalid UTF-16 is an error); UTF-8 BOM skipped; NUL byte → binary; more than
+/// 8 (or 1 %) other C0 control bytes besides tab, LF, CR, FF, VT and SUB → binary; invalid
+/// UTF-8 → error; whitespace-only → empty.
+public enum InputDecoder {
+    /// Decodes `bytes` to a `String`, or throws a ``ScreenplayError``.
+    public static func decode(_ bytes: [UInt8], options: ParseOptions = ParseOptions()) throws(ScreenplayError) -> String {
+        if bytes.count > options.maxBytes { throw .tooLarge(size: bytes.count, limit: options.maxBytes) }
+        if bytes.isEmpty { throw .empty }
+        let text: String
+        if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+            throw .unsupportedEncoding("UTF-32")
+        } else if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            text = try decodeUTF16(bytes, littleEndian: bytes[0] == 0xFF)
+            if text.utf8.contains(0) { throw .binary(offset: 0) }
+        } else {
+            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            try checkBinary(bytes, from: start)
+            if let bad = firstInvalidUTF8(bytes, from: start) { throw .invalidUTF8(offset: bad) }
+            text = String(decoding: bytes[start...], as: UTF8.self)
+        }
+        if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C || $0 == 0x0B }) {
+            throw .empty
+        }
+        return text
+    }
+
+    static func checkBinary(_ bytes: [UInt8], from start: Int) throws(ScreenplayError) {
+        let allowedBudget = max(8, (bytes.count - start) / 100)
+        var controls = 0
+        for i in start..<bytes.count {
+            let b = bytes[i]
+            if b >= 0x20 { continue }
+            if b == 0 { throw .binary(offset: i) }
+            switch b {
+            case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1A: continue
+            default:
+                controls += 1
+                if controls > allowedBudget { throw .binary(offset: i) }
+            }
+        }
+    }
+
+    static func decodeUTF16(_ bytes: [UInt8], littleEndian: Bool) throws(ScreenplayError) -> String {
+        guard bytes.count % 2 == 0 else { throw .invalidUTF16 }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2 - 1)
+        var i = 2
+        while i + 1 < bytes.count {
+            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            units.append(littleEndian ? (b << 8 | a) : (a << 8 | b))
+            i += 2
+        }
+        var scalars = String.UnicodeScalarView()
+        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF32.self, stoppingOnError: true) { unit in
+            if let scalar = Unicode.Scalar(unit) { scalars.append(scalar) }
+        }
+        if failed { throw .invalidUTF16 }
+        return String(scalars)
+    }
+
+    /// Returns the offset of the first byte that is not part of a valid UTF-8 sequence.
+    static func firstInvalidUTF8(_ bytes: [UInt8], from start: Int) -> Int? {
+        var i = start
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            if b < 0x80 { i += 1; continue }
+            var need = 0
+            var minScalar: UInt32 = 0
+            var scalar: UInt32 = 0
+            if b & 0xE0 == 0xC0 { need = 1; scalar = UInt32(b & 0x1F); minScalar = 0x80 }
+            else if b & 0xF0 == 0xE0 { need = 2; scalar = UInt32(b & 0x0F); minScalar = 0x800 }
+            else if b & 0xF8 == 0xF0 { need = 3; scalar = UInt32(b & 0x07); minScalar = 0x10000 }
+            else { return i }
+            if i + need >= n { return i }
+            for k in 1...need {
+                let c = bytes[i + k]
+                if c & 0xC0 != 0x80 { return i }
+                scalar = scalar << 6 | UInt32(c & 0x3F)
+            }
+            if scalar < minScalar || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return i }
+            i += need + 1
+        }
+        return nil
+    }
+}
