@@ -1,6 +1,21 @@
 /// Fountain emphasis markup: `*italic*`, `**bold**`, `***bold italic***`, `_underline_`
 /// and backslash escapes (`\*`, `\_`, `\\`).
 public enum Emphasis {
+    /// A stretch of text with one combination of styles (markup removed, escapes resolved).
+    public struct Run: Sendable, Hashable {
+        public var text: String
+        public var bold: Bool
+        public var italic: Bool
+        public var underline: Bool
+        /// Creates a run.
+        public init(text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false) {
+            self.text = text
+            self.bold = bold
+            self.italic = italic
+            self.underline = underline
+        }
+    }
+
     /// Returns `text` without emphasis markup, with backslash escapes resolved.
     ///
     /// A delimiter run (`*`, `**`, `***` or `_`) is treated as markup only when it is paired
@@ -8,19 +23,47 @@ public enum Emphasis {
     /// character and the closer preceded by one. Unpaired delimiters (`5 * 3`) are kept.
     /// `\x` becomes `x` for any character; a trailing lone backslash is kept.
     public static func strip(_ text: String) -> String {
-        // Fast path: nothing to do.
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "\\") }) {
-            return text
-        }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
+        if !needsWork(text) { return text }
+        return runs(text).map(\.text).joined()
+    }
+
+    /// Splits `text` into styled runs (same pairing rules as ``strip(_:)``). Adjacent runs
+    /// with the same styles are merged; newlines stay inside runs.
+    public static func runs(_ text: String) -> [Run] {
+        if !needsWork(text) { return text.isEmpty ? [] : [Run(text: text)] }
+        var result: [Run] = []
         var first = true
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if !first { out.append("\n") }
+            if !first { append("\n", bold: false, italic: false, underline: false, to: &result) }
             first = false
-            stripLine(Array(line), into: &out)
+            lineRuns(Array(line), into: &result)
         }
-        return out
+        return result
+    }
+
+    /// Fountain markup for one run: escapes `\`, `*` and `_`, then wraps the run's
+    /// non-space core in `*`/`**`/`***` and `_` (underline outermost), line by line.
+    public static func markup(_ run: Run) -> String {
+        var escaped = ""
+        for c in run.text {
+            if c == "\\" || c == "*" || c == "_" { escaped.append("\\") }
+            escaped.append(c)
+        }
+        guard run.bold || run.italic || run.underline else { return escaped }
+        let stars = run.bold && run.italic ? "***" : run.bold ? "**" : run.italic ? "*" : ""
+        let open = (run.underline ? "_" : "") + stars
+        let close = stars + (run.underline ? "_" : "")
+        return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let core = line.trimmingSpaces()
+            guard !core.isEmpty else { return String(line) }
+            let lead = line[line.startIndex..<core.startIndex]
+            let trail = line[core.endIndex...]
+            return lead + open + core + close + trail
+        }.joined(separator: "\n")
+    }
+
+    private static func needsWork(_ text: String) -> Bool {
+        text.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "\\") })
     }
 
     private struct Delimiter {
@@ -28,11 +71,20 @@ public enum Emphasis {
         var length: Int
         var kind: Character
         var removed = false
+        var opener = false
     }
 
-    private static func stripLine(_ chars: [Character], into out: inout String) {
+    private static func append(_ s: String, bold: Bool, italic: Bool, underline: Bool, to runs: inout [Run]) {
+        if let last = runs.last, last.bold == bold, last.italic == italic, last.underline == underline {
+            runs[runs.count - 1].text += s
+        } else {
+            runs.append(Run(text: s, bold: bold, italic: italic, underline: underline))
+        }
+    }
+
+    private static func lineRuns(_ chars: [Character], into result: inout [Run]) {
         let n = chars.count
-        var escapes = Set<Int>()  // indices of escaping backslashes
+        var escapes = Set<Int>()
         var delimiters: [Delimiter] = []
         var i = 0
         while i < n {
@@ -52,35 +104,54 @@ public enum Emphasis {
                 i += 1
             }
         }
-        if !delimiters.isEmpty {
-            var stack: [Int] = []
-            for d in delimiters.indices {
-                let del = delimiters[d]
-                let before = del.start - 1
-                let after = del.start + del.length
-                let canClose = before >= 0 && !chars[before].isWhitespace
-                let canOpen = after < n && !chars[after].isWhitespace
-                var closed = false
-                if canClose {
-                    if let pos = stack.lastIndex(where: {
-                        delimiters[$0].kind == del.kind && delimiters[$0].length == del.length
-                    }) {
-                        delimiters[stack[pos]].removed = true
-                        delimiters[d].removed = true
-                        stack.removeSubrange(pos...)
-                        closed = true
-                    }
-                }
-                if !closed && canOpen { stack.append(d) }
+        var stack: [Int] = []
+        for d in delimiters.indices {
+            let del = delimiters[d]
+            let before = del.start - 1
+            let after = del.start + del.length
+            let canClose = before >= 0 && !chars[before].isWhitespace
+            let canOpen = after < n && !chars[after].isWhitespace
+            var closed = false
+            if canClose, let pos = stack.lastIndex(where: {
+                delimiters[$0].kind == del.kind && delimiters[$0].length == del.length
+            }) {
+                delimiters[stack[pos]].removed = true
+                delimiters[stack[pos]].opener = true
+                delimiters[d].removed = true
+                stack.removeSubrange(pos...)
+                closed = true
+            }
+            if !closed && canOpen { stack.append(d) }
+        }
+        // Walk the line, toggling styles at removed (paired) delimiters.
+        var delimiterAt: [Int: Int] = [:]
+        for (k, d) in delimiters.enumerated() where d.removed { delimiterAt[d.start] = k }
+        var bold = 0, italic = 0, underline = 0
+        var current = ""
+        func flush() {
+            if !current.isEmpty {
+                append(current, bold: bold > 0, italic: italic > 0, underline: underline > 0, to: &result)
+                current = ""
             }
         }
-        var removedIndex = Set<Int>()
-        for d in delimiters where d.removed {
-            for j in d.start..<(d.start + d.length) { removedIndex.insert(j) }
+        var j = 0
+        while j < n {
+            if let k = delimiterAt[j] {
+                flush()
+                let d = delimiters[k]
+                let delta = d.opener ? 1 : -1
+                if d.kind == "_" { underline += delta } else {
+                    if d.length >= 2 { bold += delta }
+                    if d.length != 2 { italic += delta }
+                }
+                j += d.length
+                continue
+            }
+            if escapes.contains(j) { j += 1; continue }
+            current.append(chars[j])
+            j += 1
         }
-        for j in 0..<n where !escapes.contains(j) && !removedIndex.contains(j) {
-            out.append(chars[j])
-        }
+        flush()
     }
 }
 
