@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Screenplay
+
+/// `reparto parse FILE`: reads a Fountain, FDX or Markdown screenplay and prints it as
+/// JSON (default), Fountain or FDX.
+public struct ParseCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "parse",
+        abstract: "Parse a screenplay (Fountain, Final Draft FDX, Markdown) and print JSON, Fountain or FDX."
+    )
+
+    /// Output formats.
+    public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case json, fountain, fdx
+    }
+
+    /// Input formats (overrides detection).
+    public enum InputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case fountain, fdx, markdown
+    }
+
+    @Argument(help: "The screenplay file, or - for standard input.")
+    var file: String
+
+    @Option(name: .long, help: "Output format: json, fountain or fdx.")
+    var format: OutputFormat = .json
+
+    @Option(name: .customLong("input-format"), help: "Input format: fountain, fdx or markdown (default: by extension, then content).")
+    var inputFormat: InputFormat?
+
+    @Option(name: .customLong("max-bytes"), help: "Reject inputs larger than this many bytes.")
+    var maxBytes: Int = ParseOptions.defaultMaxBytes
+
+    public init() {}
+
+    public func run() async throws {
+        let options = ParseOptions(maxBytes: maxBytes)
+        let bytes = try InputFile.read(file, maxBytes: maxBytes)
+        let document: ScreenplayDocument
+        do {
+            document = try ScreenplayReader.read(bytes, fileName: file == "-" ? nil : file,
+                                                 format: inputFormat.flatMap { DocumentFormat(rawValue: $0.rawValue) },
+                                                 options: options)
+        } catch {
+            throw ParseFailure(message: "\(file): \(error)")
+        }
+        let output: String
+        switch format {
+        case .json: output = DocumentJSON.encode(document)
+        case .fountain: output = FountainWriter().write(document)
+        case .fdx: output = FDXWriter().write(document)
+        }
+        FileHandle.standardOutput.write(Data(output.utf8))
+    }
+}
+
+/// A one-line error for the command line (ArgumentParser prints `Error: <message>`).
+struct ParseFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// Reads a file or standard input, never more than `maxBytes + 1` bytes.
+enum InputFile {
+    static func read(_ path: String, maxBytes: Int) throws -> [UInt8] {
+        let handle: FileHandle
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ParseFailure(message: "\(path): no such file")
+            }
+            if isDirectory.boolValue { throw ParseFailure(message: "\(path): is a directory") }
+            guard let h = FileHandle(forReadingAtPath: path) else {
+                throw ParseFailure(message: "\(path): cannot open for reading")
+            }
+            handle = h
+        }
+        defer { if path != "-" { try? handle.close() } }
+        var bytes: [UInt8] = []
+        let limit = max(0, maxBytes) + 1
+        while bytes.count < limit {
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: min(1 << 20, limit - bytes.count))
+            } catch {
+                throw ParseFailure(message: "\(path): read failed: \(error.localizedDescription)")
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            bytes.append(contentsOf: chunk)
+        }
+        if bytes.count > maxBytes {
+            throw ParseFailure(message: "\(path): \(ScreenplayError.tooLarge(size: bytes.count, limit: maxBytes).description.replacingOccurrences(of: ": \(bytes.count) bytes", with: ": more than \(maxBytes) bytes"))")
+        }
+        return bytes
+    }
+}
