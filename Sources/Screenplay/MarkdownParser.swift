@@ -139,6 +139,13 @@ struct MarkdownBlockParser {
         return rest.count == 1 || rest.dropFirst().first == " "
     }
 
+    /// The list kind of a marker line: the bullet character, or `.`/`)` for ordered lists.
+    static func listKind(_ t: String) -> Character? {
+        guard listMarker(t), let c = t.first else { return nil }
+        if c == "-" || c == "+" || c == "*" { return c }
+        return t.first(where: { $0 == "." || $0 == ")" })
+    }
+
     static func htmlStart(_ t: String) -> Bool {
         guard t.hasPrefix("<"), t.count >= 2 else { return false }
         let c = t[t.index(after: t.startIndex)]
@@ -249,6 +256,7 @@ struct MarkdownBlockParser {
     }
 
     mutating func list() {
+        let kind = Self.listKind(lines[i].trimmingSpaces())
         var body: [String] = []
         while i < lines.count {
             let raw = lines[i]
@@ -259,7 +267,7 @@ struct MarkdownBlockParser {
                 while j < lines.count && lines[j].trimmingSpaces().isEmpty { j += 1 }
                 guard j < lines.count else { break }
                 let nt = lines[j].trimmingSpaces()
-                if (Self.indent(lines[j]) < 4 && Self.listMarker(nt)) || Self.indent(lines[j]) >= 2 { i = j; continue }
+                if (Self.indent(lines[j]) < 2 && Self.listKind(nt) == kind) || Self.indent(lines[j]) >= 2 { i = j; continue }
                 break
             }
             if !body.isEmpty && Self.indent(raw) < 2 && !Self.listMarker(t) {
@@ -267,6 +275,7 @@ struct MarkdownBlockParser {
                 if Self.atxHeading(t) != nil || Self.isThematicBreak(t) || Self.fence(t) != nil || t.hasPrefix(">") || Self.htmlStart(t) { break }
             }
             if Self.indent(raw) < 4 && Self.isThematicBreak(t) && !body.isEmpty { break }
+            if Self.indent(raw) < 2, let k = Self.listKind(t), k != kind { break }
             body.append(raw.trimmingTrailingSpaces())
             i += 1
         }
