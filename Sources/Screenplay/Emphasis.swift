@@ -66,14 +66,6 @@ public enum Emphasis {
         text.utf8.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "\\") })
     }
 
-    private struct Delimiter {
-        var start: Int
-        var length: Int
-        var kind: Character
-        var removed = false
-        var opener = false
-    }
-
     private static func append(_ s: String, bold: Bool, italic: Bool, underline: Bool, to runs: inout [Run]) {
         if let last = runs.last, last.bold == bold, last.italic == italic, last.underline == underline {
             runs[runs.count - 1].text += s
@@ -82,6 +74,16 @@ public enum Emphasis {
         }
     }
 
+    private struct Delimiter {
+        var start: Int
+        var length: Int
+        var kind: Character
+    }
+
+    /// Pairs delimiter runs like CommonMark: a closing run consumes matching openers
+    /// (two characters at a time when both sides have two, else one); openers give up
+    /// characters from their right end, closers from their left; leftovers of a run that
+    /// can open become a new opener. Styles toggle at the consumed characters.
     private static func lineRuns(_ chars: [Character], into result: inout [Run]) {
         let n = chars.count
         var escapes = Set<Int>()
@@ -104,28 +106,43 @@ public enum Emphasis {
                 i += 1
             }
         }
-        var stack: [Int] = []
-        for d in delimiters.indices {
-            let del = delimiters[d]
-            let before = del.start - 1
-            let after = del.start + del.length
+        var removed = Set<Int>()
+        // Style changes keyed by character index: (bold, italic, underline) deltas.
+        var events: [Int: (Int, Int, Int)] = [:]
+        func addEvent(_ at: Int, _ kind: Character, _ use: Int, _ delta: Int) {
+            var e = events[at] ?? (0, 0, 0)
+            if kind == "_" { e.2 += delta } else if use == 2 { e.0 += delta } else { e.1 += delta }
+            events[at] = e
+        }
+        var openers: [(start: Int, available: Int, kind: Character)] = []
+        for d in delimiters {
+            let before = d.start - 1
+            let after = d.start + d.length
             let canClose = before >= 0 && !chars[before].isWhitespace
             let canOpen = after < n && !chars[after].isWhitespace
-            var closed = false
-            if canClose, let pos = stack.lastIndex(where: {
-                delimiters[$0].kind == del.kind && delimiters[$0].length == del.length
-            }) {
-                delimiters[stack[pos]].removed = true
-                delimiters[stack[pos]].opener = true
-                delimiters[d].removed = true
-                stack.removeSubrange(pos...)
-                closed = true
+            var remaining = d.length
+            var offset = 0
+            if canClose {
+                while remaining > 0, let pos = openers.lastIndex(where: { $0.kind == d.kind && $0.available > 0 }) {
+                    let o = openers[pos]
+                    let use = (d.kind == "*" && remaining >= 2 && o.available >= 2) ? 2 : 1
+                    let openAt = o.start + o.available - use
+                    for k in openAt..<(openAt + use) { removed.insert(k) }
+                    addEvent(openAt, d.kind, use, 1)
+                    let closeAt = d.start + offset
+                    for k in closeAt..<(closeAt + use) { removed.insert(k) }
+                    addEvent(closeAt, d.kind, use, -1)
+                    offset += use
+                    remaining -= use
+                    openers[pos].available -= use
+                    openers.removeSubrange((pos + 1)...)
+                    if openers[pos].available == 0 { openers.remove(at: pos) }
+                }
             }
-            if !closed && canOpen { stack.append(d) }
+            if remaining > 0 && canOpen {
+                openers.append((start: d.start + offset, available: remaining, kind: d.kind))
+            }
         }
-        // Walk the line, toggling styles at removed (paired) delimiters.
-        var delimiterAt: [Int: Int] = [:]
-        for (k, d) in delimiters.enumerated() where d.removed { delimiterAt[d.start] = k }
         var bold = 0, italic = 0, underline = 0
         var current = ""
         func flush() {
@@ -134,22 +151,13 @@ public enum Emphasis {
                 current = ""
             }
         }
-        var j = 0
-        while j < n {
-            if let k = delimiterAt[j] {
+        for j in 0..<n {
+            if let e = events[j] {
                 flush()
-                let d = delimiters[k]
-                let delta = d.opener ? 1 : -1
-                if d.kind == "_" { underline += delta } else {
-                    if d.length >= 2 { bold += delta }
-                    if d.length != 2 { italic += delta }
-                }
-                j += d.length
-                continue
+                bold += e.0; italic += e.1; underline += e.2
             }
-            if escapes.contains(j) { j += 1; continue }
+            if removed.contains(j) || escapes.contains(j) { continue }
             current.append(chars[j])
-            j += 1
         }
         flush()
     }

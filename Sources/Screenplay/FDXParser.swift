@@ -34,6 +34,10 @@ public struct FDXParser: Sendable {
         guard let root = delegate.root else {
             throw .malformedXML(line: parser.lineNumber, column: parser.columnNumber, message: "no root element")
         }
+        guard delegate.rootClosed else {
+            throw .malformedXML(line: parser.lineNumber, column: parser.columnNumber,
+                                message: "unexpected end of document (truncated?)")
+        }
         guard root == "FinalDraft" else { throw .notFinalDraft(root: root) }
         var doc = ScreenplayDocument(format: .fdx, titlePage: delegate.titlePage(),
                                      elements: delegate.elements + delegate.trailingNotes)
@@ -94,6 +98,7 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
     }
 
     var root: String?
+    var rootClosed = false
     var failure: ScreenplayError?
     var elements: [Element] = []
     var trailingNotes: [Element] = []
@@ -176,7 +181,10 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        defer { stack.removeLast() }
+        defer {
+            stack.removeLast()
+            if stack.isEmpty { rootClosed = true }
+        }
         switch name {
         case "Text":
             textStyle = nil
