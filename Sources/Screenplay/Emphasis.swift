@@ -114,7 +114,10 @@ public enum Emphasis {
             if kind == "_" { e.2 += delta } else if use == 2 { e.0 += delta } else { e.1 += delta }
             events[at] = e
         }
-        var openers: [(start: Int, available: Int, kind: Character)] = []
+        // One stack per delimiter kind, each ordered by position; the top always has
+        // characters available, so matching is amortised O(1) per delimiter.
+        var stars: [(start: Int, available: Int)] = []
+        var unders: [(start: Int, available: Int)] = []
         for d in delimiters {
             let before = d.start - 1
             let after = d.start + d.length
@@ -123,8 +126,7 @@ public enum Emphasis {
             var remaining = d.length
             var offset = 0
             if canClose {
-                while remaining > 0, let pos = openers.lastIndex(where: { $0.kind == d.kind && $0.available > 0 }) {
-                    let o = openers[pos]
+                while remaining > 0, let o = (d.kind == "*" ? stars.last : unders.last) {
                     let use = (d.kind == "*" && remaining >= 2 && o.available >= 2) ? 2 : 1
                     let openAt = o.start + o.available - use
                     for k in openAt..<(openAt + use) { removed.insert(k) }
@@ -134,13 +136,20 @@ public enum Emphasis {
                     addEvent(closeAt, d.kind, use, -1)
                     offset += use
                     remaining -= use
-                    openers[pos].available -= use
-                    openers.removeSubrange((pos + 1)...)
-                    if openers[pos].available == 0 { openers.remove(at: pos) }
+                    // Openers of the other kind inside the closed span can no longer match.
+                    if d.kind == "*" {
+                        while let u = unders.last, u.start > o.start { unders.removeLast() }
+                        stars[stars.count - 1].available -= use
+                        if stars[stars.count - 1].available == 0 { stars.removeLast() }
+                    } else {
+                        while let st = stars.last, st.start > o.start { stars.removeLast() }
+                        unders[unders.count - 1].available -= use
+                        if unders[unders.count - 1].available == 0 { unders.removeLast() }
+                    }
                 }
             }
             if remaining > 0 && canOpen {
-                openers.append((start: d.start + offset, available: remaining, kind: d.kind))
+                if d.kind == "*" { stars.append((d.start + offset, remaining)) } else { unders.append((d.start + offset, remaining)) }
             }
         }
         var bold = 0, italic = 0, underline = 0

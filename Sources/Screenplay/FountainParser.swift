@@ -72,6 +72,8 @@ struct FountainLineScanner {
     var lines: [FountainLine] = []
     var lineStart = 0
     var attached: [Element] = []
+    /// A failed note search from any start before this index also fails (keeps scanning linear).
+    var noteSearchFailsBefore = -1
 
     init(source: UnsafeBufferPointer<UInt8>) {
         self.src = source
@@ -106,7 +108,7 @@ struct FountainLineScanner {
                 let element = Element(type: .boneyard, text: blockText(i + 2, contentEnd))
                 i = place(element, after: after)
             case UInt8(ascii: "[") where i + 1 < n && src[i + 1] == UInt8(ascii: "["):
-                guard let close = findNoteEnd(from: i + 2) else {
+                guard i + 2 >= noteSearchFailsBefore, let close = findNoteEnd(from: i + 2) else {
                     buf.append(b); i += 1; continue
                 }
                 let element = Element(type: .comment, text: blockText(i + 2, close))
@@ -153,14 +155,15 @@ struct FountainLineScanner {
     }
 
     /// Notes may span lines but not an empty line (a line of spaces connects).
-    func findNoteEnd(from start: Int) -> Int? {
+    mutating func findNoteEnd(from start: Int) -> Int? {
         var j = start
         let n = src.count
         var lineEmpty = false
+        defer { if j >= n { noteSearchFailsBefore = n } }
         while j < n {
             let c = src[j]
             if c == 0x0A || c == 0x0D {
-                if lineEmpty { return nil }
+                if lineEmpty { noteSearchFailsBefore = j; return nil }
                 if c == 0x0D && j + 1 < n && src[j + 1] == 0x0A { j += 1 }
                 lineEmpty = true
             } else if c == UInt8(ascii: "]") && j + 1 < n && src[j + 1] == UInt8(ascii: "]") {
