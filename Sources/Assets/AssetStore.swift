@@ -113,8 +113,11 @@ public struct AssetStore: Sendable {
         }
         try AtomicFile.write(data, directory: directory, name: name, relative: relativePath)
         return AssetRecord(path: relativePath, size: Int64(data.count), sha256: Self.sha256(data),
-                           mimeType: mimeType, createdAt: Date())
+                           mimeType: mimeType, createdAt: Self.now())
     }
+
+    /// The current time truncated to whole seconds, so records survive the ISO-8601 sidecar unchanged.
+    static func now() -> Date { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
 
     /// Reads the file at `relativePath` (symlinks are followed only if they stay below the root).
     @available(*, noasync, message: "blocking file read; use the async overload")
