@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Foundation
+
+/// OpenAI (or any OpenAI-compatible server) text to speech: `POST /v1/audio/speech` with
+/// `model`, `voice`, `input`, `response_format: "wav"` and a Bearer key.
+public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
+    /// Settings, usually from the environment.
+    public struct Configuration: Sendable {
+        /// `OPENAI_BASE_URL`, default `https://api.openai.com` (without `/v1`).
+        public var baseURL: String
+        /// `OPENAI_API_KEY` or the file named by `OPENAI_API_KEY_FILE`.
+        public var apiKey: APIKey?
+        /// `OPENAI_TTS_MODEL`, default `gpt-4o-mini-tts`.
+        public var model: String
+        /// `OPENAI_TTS_VOICES` (comma-separated) for compatible servers with other voices.
+        public var voices: [String]
+        /// Whole-request deadline in seconds (`OPENAI_TIMEOUT`, default 60).
+        public var timeout: TimeInterval
+        /// The HTTP client (default `HTTPClient.shared`).
+        public var client: HTTPClient
+
+        /// OpenAI's built-in voices.
+        public static let standardVoices = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"]
+
+        public init(baseURL: String = "https://api.openai.com", apiKey: APIKey?, model: String = "gpt-4o-mini-tts",
+                    voices: [String] = Configuration.standardVoices, timeout: TimeInterval = 60, client: HTTPClient = .shared) {
+            var base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            if base.hasSuffix("/v1") { base = String(base.dropLast(3)) }
+            self.baseURL = base
+            self.apiKey = apiKey
+            self.model = model
+            self.voices = voices
+            self.timeout = timeout
+            self.client = client
+        }
+
+        /// Reads the variables listed above.
+        public init(environment: [String: String]) {
+            let voices = environment["OPENAI_TTS_VOICES"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                .flatMap { $0.isEmpty ? nil : $0 }
+            self.init(baseURL: environment["OPENAI_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.openai.com",
+                      apiKey: APIKey.resolve("OPENAI_API_KEY", environment: environment),
+                      model: environment["OPENAI_TTS_MODEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "gpt-4o-mini-tts",
+                      voices: voices ?? Configuration.standardVoices,
+                      timeout: environment["OPENAI_TIMEOUT"].flatMap(Double.init) ?? 60)
+        }
+    }
+
+    public static let providerID = "openai"
+    public var id: String { Self.providerID }
+    public var displayName: String { "OpenAI-compatible speech" }
+    public var outputMimeType: String { "audio/wav" }
+    public var requiresAPIKey: Bool { true }
+    public var isConfigured: Bool { configuration.apiKey != nil }
+    public var maxCharactersPerRequest: Int { 4_096 }
+    public var configurationHint: String { "set OPENAI_API_KEY or OPENAI_API_KEY_FILE" }
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The configured voice list (the API has no listing endpoint); every voice speaks every language.
+    public func voices(language: String?) async throws -> [Voice] {
+        configuration.voices.map { Voice(id: $0, name: $0.capitalized, languages: [], gender: nil, provider: id) }
+    }
+
+    public func synthesize(text: String, voice: String, language: String?, options: SynthesisOptions) async throws -> SynthesizedAudio {
+        let text = try SpeechText.validated(text, limit: maxCharactersPerRequest)
+        guard configuration.voices.contains(voice) else { throw SpeechError.unknownVoice(voice, provider: id) }
+        guard let key = configuration.apiKey else { throw SpeechError.notConfigured(provider: id, hint: configurationHint) }
+        var payload: [String: Any] = ["model": options.model ?? configuration.model, "voice": voice, "input": text, "response_format": "wav"]
+        if options.speed != 1.0 { payload["speed"] = max(0.25, min(4.0, options.speed)) }
+        let body = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+        let transport = HTTPSpeechTransport(provider: id, client: configuration.client, timeout: configuration.timeout, maxResponseBytes: 256 << 20)
+        let response = try await transport.send(
+            method: "POST", url: configuration.baseURL + "/v1/audio/speech",
+            headers: [("authorization", "Bearer \(key.value)"), ("content-type", "application/json"), ("accept", "audio/wav")],
+            body: body, secret: key)
+        try HTTPSpeechTransport.rejectNonAudio(response, provider: id)
+        do {
+            let (data, header) = try WAVWriter.normalized(response.body)
+            return SynthesizedAudio(data: data, mimeType: outputMimeType, format: header.format, duration: header.duration)
+        } catch {
+            throw SpeechError.invalidAudio(provider: id, reason: error.description)
+        }
+    }
+}

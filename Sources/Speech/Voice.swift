@@ -1,0 +1,72 @@
+import Foundation
+
+/// One voice a provider offers.
+public struct Voice: Codable, Sendable, Hashable {
+    /// The id passed back to ``VoiceProvider/synthesize(text:voice:language:options:)``
+    /// (espeak-ng: `en-us` or `en-us+Alicia`; ElevenLabs: the voice_id; OpenAI: `alloy`, …).
+    public var id: String
+    /// A human-readable name.
+    public var name: String
+    /// BCP-47-like language codes the voice speaks (empty: any / unknown).
+    public var languages: [String]
+    /// `male`, `female` or nil when the provider does not say.
+    public var gender: String?
+    /// The provider id.
+    public var provider: String
+
+    public init(id: String, name: String, languages: [String], gender: String? = nil, provider: String) {
+        self.id = id
+        self.name = name
+        self.languages = languages
+        self.gender = gender
+        self.provider = provider
+    }
+
+    /// True when the voice speaks `language` (`en` matches `en-us`; nil or empty matches all).
+    public func speaks(_ language: String?) -> Bool {
+        guard let language = language?.lowercased(), !language.isEmpty else { return true }
+        if languages.isEmpty { return true }
+        return languages.contains { lang in
+            let l = lang.lowercased()
+            return l == language || l.hasPrefix(language + "-") || language.hasPrefix(l + "-")
+        }
+    }
+}
+
+/// Knobs for one synthesis request. Providers ignore what they do not support.
+public struct SynthesisOptions: Codable, Sendable, Hashable {
+    /// Speaking speed as a multiple of the provider's normal speed (1.0 = normal).
+    public var speed: Double
+    /// espeak-ng pitch 0–99 (default 50).
+    public var pitch: Int?
+    /// Model id for HTTP providers (ElevenLabs `model_id`, OpenAI `model`); nil = provider default.
+    public var model: String?
+
+    public init(speed: Double = 1.0, pitch: Int? = nil, model: String? = nil) {
+        self.speed = speed
+        self.pitch = pitch
+        self.model = model
+    }
+
+    /// Default options.
+    public static let standard = SynthesisOptions()
+}
+
+/// Audio returned by a provider: the bytes and what they are.
+public struct SynthesizedAudio: Sendable, Hashable {
+    /// The file bytes (a complete WAV file for every built-in provider).
+    public var data: Data
+    /// Mime type of `data`, e.g. `audio/wav`.
+    public var mimeType: String
+    /// The PCM format when `data` is WAV.
+    public var format: WAVFormat?
+    /// Duration in seconds when known.
+    public var duration: TimeInterval?
+
+    public init(data: Data, mimeType: String, format: WAVFormat? = nil, duration: TimeInterval? = nil) {
+        self.data = data
+        self.mimeType = mimeType
+        self.format = format
+        self.duration = duration
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A text-to-speech backend: offline (espeak-ng) or over HTTP (ElevenLabs, OpenAI-compatible).
+public protocol VoiceProvider: Sendable {
+    /// Stable id used in flags, cast files and content keys (`espeak-ng`, `elevenlabs`, `openai`).
+    var id: String { get }
+    /// Human-readable name.
+    var displayName: String { get }
+    /// Mime type of ``SynthesizedAudio/data`` (all built-in providers return `audio/wav`).
+    var outputMimeType: String { get }
+    /// True when the provider needs an API key.
+    var requiresAPIKey: Bool { get }
+    /// True when the provider can be used now (engine present, key set).
+    var isConfigured: Bool { get }
+    /// Longest text accepted in one request; longer text is chunked by ``SpeechSynthesizer``.
+    var maxCharactersPerRequest: Int { get }
+
+    /// The voices for `language` (nil: all).
+    func voices(language: String?) async throws -> [Voice]
+
+    /// Speaks `text` with `voice`.
+    /// - Throws: ``SpeechError``.
+    func synthesize(text: String, voice: String, language: String?, options: SynthesisOptions) async throws -> SynthesizedAudio
+
+    /// A rough duration estimate in seconds, without synthesizing.
+    func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval
+}
+
+extension VoiceProvider {
+    /// Default: about 165 words per minute at speed 1.0, plus a little per sentence.
+    public func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval {
+        Self.wordBasedEstimate(text: text, wordsPerMinute: 165 * max(options.speed, 0.1))
+    }
+
+    /// Words ÷ words-per-minute, plus 0.3 s per sentence end.
+    public static func wordBasedEstimate(text: String, wordsPerMinute: Double) -> TimeInterval {
+        let words = text.split(whereSeparator: { $0.isWhitespace }).count
+        let sentences = text.filter { ".!?".contains($0) }.count
+        return Double(words) / wordsPerMinute * 60 + Double(sentences) * 0.3
+    }
+}
+
+/// The providers known to this process, by id.
+public struct VoiceProviderRegistry: Sendable {
+    private var providers: [String: any VoiceProvider] = [:]
+    private var order: [String] = []
+    /// The provider used when none is named: `espeak-ng`.
+    public var defaultProviderID: String
+
+    public init(defaultProviderID: String = EspeakProvider.providerID) {
+        self.defaultProviderID = defaultProviderID
+    }
+
+    /// Adds or replaces a provider.
+    public mutating func register(_ provider: any VoiceProvider) {
+        if providers[provider.id] == nil { order.append(provider.id) }
+        providers[provider.id] = provider
+    }
+
+    /// All registered providers in registration order.
+    public var all: [any VoiceProvider] { order.compactMap { providers[$0] } }
+
+    /// The provider with `id` (nil: the default).
+    /// - Throws: ``SpeechError/unknownProvider(_:)``.
+    public func provider(_ id: String? = nil) throws(SpeechError) -> any VoiceProvider {
+        let key = id ?? defaultProviderID
+        guard let provider = providers[key] else { throw .unknownProvider(key) }
+        return provider
+    }
+
+    /// Like ``provider(_:)`` but also requires the provider to be configured.
+    /// - Throws: ``SpeechError/notConfigured(provider:hint:)``.
+    public func configuredProvider(_ id: String? = nil) throws(SpeechError) -> any VoiceProvider {
+        let provider = try provider(id)
+        guard provider.isConfigured else {
+            throw .notConfigured(provider: provider.id, hint: (provider as? any ConfigurationHinting)?.configurationHint ?? "not available")
+        }
+        return provider
+    }
+
+    /// espeak-ng, ElevenLabs and OpenAI-compatible providers configured from `environment`
+    /// (see docs/speech.md for the variables).
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> VoiceProviderRegistry {
+        var registry = VoiceProviderRegistry()
+        registry.register(EspeakProvider(environment: environment))
+        registry.register(ElevenLabsProvider(configuration: .init(environment: environment)))
+        registry.register(OpenAISpeechProvider(configuration: .init(environment: environment)))
+        return registry
+    }
+}
+
+/// Providers that can say how to configure themselves (e.g. which environment variable to set).
+public protocol ConfigurationHinting {
+    /// One line telling the user what to set; never contains a secret.
+    var configurationHint: String { get }
+}
