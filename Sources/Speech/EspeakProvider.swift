@@ -61,7 +61,8 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
             Voice(id: "\(main.id)+\(variant.id)", name: "\(main.name) (\(variant.name))",
                   languages: main.languages, gender: variant.gender, provider: id)
         }
-        return base + variants
+        // The main voice first: casting gives it to the narrator.
+        return [main] + base.filter { $0.id != main.id } + variants
     }
 
     /// The variants espeak-ng offers (`--voices=variant`), as voices whose id is the variant name.

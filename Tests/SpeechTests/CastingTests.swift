@@ -1,0 +1,88 @@
+import Foundation
+import Screenplay
+import Testing
+@testable import Speech
+
+@Suite struct CastingTests {
+    static let voices = (0..<20).map { Voice(id: String(format: "v%02d", $0), name: "V\($0)", languages: ["en"], provider: "mock") }
+    static let characters = ["ISOLDE", "TRISTAN", "MARKE", "BRANGÄNE", "MELOT"]
+
+    @Test func stableHashIsFNV1a() {
+        #expect(CastingDirector.stableHash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(CastingDirector.stableHash("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(CastingDirector.normalize("  Isolde   marie ") == "ISOLDE MARIE")
+    }
+
+    @Test func castingIsDeterministicAndOrderIndependent() throws {
+        let a = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en")
+        let b = try CastingDirector.cast(characters: Self.characters.reversed().map { $0.lowercased() }, voices: Self.voices.reversed(),
+                                         provider: "mock", language: "en")
+        #expect(a.characters == b.characters)
+        #expect(a.narrator == "v00")
+        #expect(a.voice(for: .character("isolde")) == a.characters["ISOLDE"])
+        #expect(a.voice(for: .character("NOBODY")) == a.narrator)
+    }
+
+    @Test func voicesAreDistinctWhileTheyLast() throws {
+        let cast = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en")
+        let used = Array(cast.characters.values) + [cast.narrator]
+        #expect(Set(used).count == used.count)
+
+        let many = (0..<50).map { "EXTRA \($0)" }
+        let crowded = try CastingDirector.cast(characters: many, voices: Array(Self.voices.prefix(5)), provider: "mock", language: "en")
+        #expect(crowded.characters.count == 50)
+        // Four non-narrator voices for 50 characters: every one of them is used.
+        #expect(Set(crowded.characters.values) == Set(["v01", "v02", "v03", "v04"]))
+    }
+
+    @Test func overridesFromYAMLJSONAndFlags() throws {
+        let yaml = """
+        provider: mock
+        language: en
+        narrator: v05
+        characters:
+          Isolde: v07
+        """
+        let fromYAML = try CastOverrides.parse(Data(yaml.utf8))
+        let fromJSON = try CastOverrides.parse(Data(#"{"narrator": "v05", "characters": {"ISOLDE": "v07"}}"#.utf8))
+        #expect(fromYAML.characters == ["Isolde": "v07"])
+        #expect(fromJSON.narrator == "v05")
+
+        let flags = CastOverrides(characters: ["isolde": "v09", "TRISTAN": "v10"])
+        let merged = fromYAML.merging(flags)
+        let cast = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en", overrides: merged)
+        #expect(cast.narrator == "v05")
+        #expect(cast.characters["ISOLDE"] == "v09")
+        #expect(cast.characters["TRISTAN"] == "v10")
+        #expect(!cast.characters.filter { !["ISOLDE", "TRISTAN"].contains($0.key) }.values.contains { ["v05", "v09", "v10"].contains($0) })
+
+        #expect(throws: SpeechError.unknownVoice("v99", provider: "mock")) {
+            try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en",
+                                     overrides: CastOverrides(narrator: "v99"))
+        }
+        #expect(throws: SpeechError.self) { try CastOverrides.parse(Data("characters: [1, 2".utf8)) }
+        #expect(throws: SpeechError.self) { try CastOverrides.parse(Data("characters:\n  A: v1\n  a: v2\n".utf8)) }
+    }
+
+    @Test func castRoundTripsAsJSON() throws {
+        let cast = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en")
+        #expect(try JSONDecoder().decode(Cast.self, from: JSONEncoder().encode(cast)) == cast)
+    }
+
+    @Test func documentCastingWithEspeakUsesDocumentLanguage() async throws {
+        let doc = ScreenplayDocument(format: .fountain, titlePage: [TitlePageEntry(key: "Language", values: ["de"])], elements: [
+            Element(type: .character, text: "ANNA", name: "ANNA"), Element(type: .dialogue, text: "Hallo."),
+            Element(type: .character, text: "BEN", name: "BEN"), Element(type: .dialogue, text: "Tschüss."),
+        ])
+        let registry = VoiceProviderRegistry.standard()
+        let cast = try await CastingDirector.cast(document: doc, registry: registry)
+        #expect(cast.provider == "espeak-ng")
+        #expect(cast.language == "de")
+        #expect(cast.narrator == "de")
+        #expect(Set(cast.characters.keys) == ["ANNA", "BEN"])
+        #expect(cast.characters["ANNA"] != cast.characters["BEN"])
+        #expect(cast.characters.values.allSatisfy { $0 != cast.narrator })
+        let again = try await CastingDirector.cast(document: doc, registry: registry)
+        #expect(again == cast)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import Speech
+
+@Suite struct EspeakProviderTests {
+    let provider = EspeakProvider()
+
+    @Test func listsVoicesAndVariantsAsEspeakReportsThem() async throws {
+        #expect(provider.isConfigured)
+        let all = try await provider.voices(language: nil)
+        #expect(all.contains { $0.id == "en-us" })
+        #expect(all.contains { $0.id == "de" })
+        #expect(!all.contains { $0.id.contains("+") })
+        let variants = try await provider.variants()
+        #expect(variants.count > 10)
+        let english = try await provider.voices(language: "en")
+        #expect(english.allSatisfy { $0.speaks("en") })
+        #expect(english.contains { $0.id.contains("+") })  // variants of the main voice
+        #expect(Set(english.map(\.id)).count == english.count)
+    }
+
+    @Test func synthesizesParseableWAV() async throws {
+        let audio = try await provider.synthesize(text: "Hello there. This is Reparto.", voice: "en-us", language: "en", options: .standard)
+        #expect(audio.mimeType == "audio/wav")
+        let header = try WAVHeader(parsing: audio.data)
+        #expect(!header.wasStreamingHeader)
+        #expect(header.format.bitsPerSample == 16)
+        let pcm = try PCMAudio(wav: audio.data)
+        #expect(pcm.duration > 0.5)
+        #expect(pcm.rmsDBFS > -40)
+        #expect(audio.duration == pcm.duration)
+    }
+
+    @Test func variantVoiceAndSpeedChangeTheAudio() async throws {
+        let normal = try await provider.synthesize(text: "One two three four five.", voice: "en-us+Alicia", language: nil, options: .standard)
+        let fast = try await provider.synthesize(text: "One two three four five.", voice: "en-us+Alicia", language: nil, options: .init(speed: 2))
+        #expect(try PCMAudio(wav: fast.data).duration < PCMAudio(wav: normal.data).duration)
+    }
+
+    @Test func textThatLooksLikeOptionsIsSpokenNotParsed() async throws {
+        let audio = try await provider.synthesize(text: "--help -w /tmp/evil.wav", voice: "en", language: nil, options: .standard)
+        #expect(try PCMAudio(wav: audio.data).duration > 0.3)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/evil.wav"))
+    }
+
+    @Test(arguments: ["klingon", "-w/tmp/x", "en-us+nosuchvariant", ""])
+    func unknownVoicesAreTyped(voice: String) async {
+        await #expect(throws: SpeechError.unknownVoice(voice, provider: "espeak-ng")) {
+            try await provider.synthesize(text: "hi", voice: voice, language: nil, options: .standard)
+        }
+    }
+
+    @Test func badTextIsTyped() async {
+        await #expect(throws: SpeechError.emptyText) { try await provider.synthesize(text: " \n\t ", voice: "en", language: nil, options: .standard) }
+        let small = EspeakProvider(maxCharactersPerRequest: 10)
+        await #expect(throws: SpeechError.textTooLong(length: 11, limit: 10)) {
+            try await small.synthesize(text: "hello world", voice: "en", language: nil, options: .standard)
+        }
+    }
+
+    @Test func missingBinaryIsNotConfigured() async {
+        let missing = EspeakProvider(executable: URL(fileURLWithPath: "/nonexistent/espeak-ng"))
+        #expect(!missing.isConfigured)
+        await #expect(throws: SpeechError.self) { try await missing.voices(language: nil) }
+        var registry = VoiceProviderRegistry()
+        registry.register(missing)
+        #expect(throws: SpeechError.notConfigured(provider: "espeak-ng", hint: missing.configurationHint)) { try registry.configuredProvider() }
+    }
+
+    @Test func concurrentSynthesesAllSucceed() async throws {
+        let durations = try await withThrowingTaskGroup(of: Double.self) { group in
+            for i in 0..<6 {
+                group.addTask { try await PCMAudio(wav: provider.synthesize(text: "Line number \(i).", voice: "en", language: nil, options: .standard).data).duration }
+            }
+            return try await group.reduce(into: [Double]()) { $0.append($1) }
+        }
+        #expect(durations.count == 6)
+        #expect(durations.allSatisfy { $0 > 0 })
+    }
+}

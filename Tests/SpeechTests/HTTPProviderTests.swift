@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+@testable import Speech
+
+/// The HTTP providers against a local fake server speaking the documented shapes.
+@Suite struct HTTPProviderTests {
+    static let key = "sk-test-SECRET-123"
+
+    func openAI(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> OpenAISpeechProvider {
+        OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: APIKey(Self.key), timeout: timeout))
+    }
+
+    func elevenLabs(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> ElevenLabsProvider {
+        ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: APIKey(Self.key), timeout: timeout))
+    }
+
+    static func audioReply(_ data: Data, type: String = "audio/wav") -> FakeHTTPServer.Reply {
+        .respond(status: 200, headers: [("Content-Type", type)], body: data)
+    }
+
+    @Test func openAISendsDocumentedRequestAndReturnsWAV() async throws {
+        let wav = Signals.sine(seconds: 0.5, sampleRate: 24000).wavData()
+        let server = try FakeHTTPServer { _ in Self.audioReply(wav) }
+        defer { server.stop() }
+        let audio = try await openAI(server).synthesize(text: "Hello", voice: "nova", language: "en", options: .init(speed: 1.5))
+        #expect(try PCMAudio(wav: audio.data).duration == 0.5)
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/v1/audio/speech")
+        #expect(request.headers["authorization"] == "Bearer \(Self.key)")
+        let json = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        #expect(json["model"] as? String == "gpt-4o-mini-tts")
+        #expect(json["voice"] as? String == "nova")
+        #expect(json["input"] as? String == "Hello")
+        #expect(json["response_format"] as? String == "wav")
+        #expect(json["speed"] as? Double == 1.5)
+    }
+
+    @Test func elevenLabsListsVoicesAndWrapsPCM() async throws {
+        let pcm = Data(Signals.sine(seconds: 0.25, sampleRate: 24000).wavData().dropFirst(44))
+        let listing = """
+        {"voices":[{"voice_id":"abc123","name":"Rachel","labels":{"gender":"female","language":"en"}},
+                   {"voice_id":"def456","name":"Hans","labels":{"gender":"male"},"verified_languages":[{"language":"de"}]}]}
+        """
+        let server = try FakeHTTPServer { request in
+            if request.method == "GET", request.path == "/v1/voices" {
+                return .respond(status: 200, headers: [("Content-Type", "application/json")], body: Data(listing.utf8))
+            }
+            if request.method == "POST", request.path == "/v1/text-to-speech/abc123", request.query == "output_format=pcm_24000" {
+                return Self.audioReply(pcm, type: "audio/pcm")
+            }
+            return .respond(status: 404, headers: [], body: Data())
+        }
+        defer { server.stop() }
+        let provider = elevenLabs(server)
+        let voices = try await provider.voices(language: nil)
+        #expect(voices.map(\.id) == ["abc123", "def456"])
+        #expect(voices[0].gender == "female")
+        #expect(try await provider.voices(language: "de").map(\.id) == ["def456"])
+
+        let audio = try await provider.synthesize(text: "Hello", voice: "abc123", language: "en", options: .standard)
+        let decoded = try PCMAudio(wav: audio.data)
+        #expect(decoded.sampleRate == 24000)
+        #expect(decoded.duration == 0.25)
+        let post = try #require(server.requests.last)
+        #expect(post.headers["xi-api-key"] == Self.key)
+        let json = try #require(try JSONSerialization.jsonObject(with: post.body) as? [String: Any])
+        #expect(json["text"] as? String == "Hello")
+        #expect(json["model_id"] as? String == "eleven_multilingual_v2")
+
+        await #expect(throws: SpeechError.unknownVoice("zzz999", provider: "elevenlabs")) {
+            try await provider.synthesize(text: "Hello", voice: "zzz999", language: nil, options: .standard)
+        }
+        await #expect(throws: SpeechError.unknownVoice("../v1/voices", provider: "elevenlabs")) {
+            try await provider.synthesize(text: "Hello", voice: "../v1/voices", language: nil, options: .standard)
+        }
+    }
+
+    @Test func rateLimitCarriesRetryAfter() async throws {
+        let server = try FakeHTTPServer { _ in .respond(status: 429, headers: [("Retry-After", "7")], body: Data("{}".utf8)) }
+        defer { server.stop() }
+        do {
+            _ = try await openAI(server).synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            #expect(error == .rateLimited(provider: "openai", retryAfter: 7))
+            #expect(error.isRetryable)
+            #expect(error.retryAfter == 7)
+        }
+    }
+
+    @Test func unauthorizedIsNotRetryableAndNeverShowsTheKey() async throws {
+        let server = try FakeHTTPServer { _ in
+            .respond(status: 401, headers: [("Content-Type", "application/json")],
+                     body: Data(#"{"detail":{"message":"invalid key sk-test-SECRET-123"}}"#.utf8))
+        }
+        defer { server.stop() }
+        do {
+            _ = try await elevenLabs(server).synthesize(text: "Hi", voice: "abc", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            #expect(error == .unauthorized(provider: "elevenlabs", status: 401))
+            #expect(!error.isRetryable)
+            #expect(!String(describing: error).contains("SECRET"))
+        }
+    }
+
+    @Test func otherClientErrorsCarryARedactedMessage() async throws {
+        let server = try FakeHTTPServer { _ in
+            .respond(status: 400, headers: [("Content-Type", "application/json")],
+                     body: Data(#"{"error":{"message":"bad input for key sk-test-SECRET-123"}}"#.utf8))
+        }
+        defer { server.stop() }
+        await #expect(throws: SpeechError.rejected(provider: "openai", status: 400, message: "bad input for key <redacted>")) {
+            try await openAI(server).synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+        }
+    }
+
+    @Test func serverErrorIsRetryable() async throws {
+        let server = try FakeHTTPServer { _ in .respond(status: 503, headers: [], body: Data("oops".utf8)) }
+        defer { server.stop() }
+        do {
+            _ = try await openAI(server).synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            #expect(error == .serverError(provider: "openai", status: 503))
+            #expect(error.isRetryable)
+            #expect(error.retryAfter == nil)
+        }
+    }
+
+    @Test func timeoutIsTypedAndRetryable() async throws {
+        let server = try FakeHTTPServer { _ in .hang }
+        defer { server.stop() }
+        do {
+            _ = try await openAI(server, timeout: 0.5).synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            #expect(error == .timeout(provider: "openai"))
+            #expect(error.isRetryable)
+        }
+    }
+
+    @Test func truncatedBodyIsTyped() async throws {
+        let wav = Signals.sine(seconds: 0.5).wavData()
+        let server = try FakeHTTPServer { _ in
+            .truncated(status: 200, headers: [("Content-Type", "audio/wav")], declaredLength: wav.count, body: wav.prefix(1000))
+        }
+        defer { server.stop() }
+        do {
+            _ = try await openAI(server).synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            guard case .truncatedResponse(let provider, _, _) = error else { Issue.record("got \(error)"); return }
+            #expect(provider == "openai")
+            #expect(error.isRetryable)
+        }
+    }
+
+    @Test func nonAudioResponsesAreRejected() async throws {
+        let server = try FakeHTTPServer { request in
+            if request.headers["authorization"] != nil {  // OpenAI: 200 with a JSON body / random bytes
+                if (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any])?["voice"] as? String == "alloy" {
+                    return .respond(status: 200, headers: [("Content-Type", "application/json")], body: Data(#"{"ok":true}"#.utf8))
+                }
+                return Self.audioReply(Data("this is not a wav file at all".utf8), type: "audio/wav")
+            }
+            return Self.audioReply(Data("<html><body>proxy error</body></html>".utf8), type: "application/octet-stream")
+        }
+        defer { server.stop() }
+        for voice in ["alloy", "nova"] {
+            await #expect(throws: SpeechError.self) {
+                try await openAI(server).synthesize(text: "Hi", voice: voice, language: nil, options: .standard)
+            }
+        }
+        do {
+            _ = try await elevenLabs(server).synthesize(text: "Hi", voice: "abc", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            guard case .invalidAudio = error else { Issue.record("got \(error)"); return }
+            #expect(!error.isRetryable)
+        }
+    }
+
+    @Test func keysComeFromEnvironmentOrFileAndAreRedacted() throws {
+        #expect(APIKey.resolve("OPENAI_API_KEY", environment: [:]) == nil)
+        #expect(APIKey.resolve("OPENAI_API_KEY", environment: ["OPENAI_API_KEY": "  "]) == nil)
+        #expect(APIKey.resolve("OPENAI_API_KEY", environment: ["OPENAI_API_KEY": "k1"])?.value == "k1")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)")
+        try "k2\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let key = try #require(APIKey.resolve("ELEVENLABS_API_KEY", environment: ["ELEVENLABS_API_KEY_FILE": file.path]))
+        #expect(key.value == "k2")
+        #expect("\(key)" == "<redacted>")
+        #expect(String(reflecting: key) == "<redacted>")
+
+        let registry = VoiceProviderRegistry.standard(environment: ["PATH": "/usr/bin"])
+        #expect(try registry.provider("openai").requiresAPIKey)
+        #expect(throws: SpeechError.notConfigured(provider: "openai", hint: "set OPENAI_API_KEY or OPENAI_API_KEY_FILE")) {
+            try registry.configuredProvider("openai")
+        }
+        #expect(throws: SpeechError.unknownProvider("nope")) { try registry.provider("nope") }
+        #expect(try registry.provider().id == "espeak-ng")
+    }
+
+    @Test func unconfiguredProviderFailsBeforeAnyRequest() async {
+        let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:9", apiKey: nil))
+        await #expect(throws: SpeechError.notConfigured(provider: "openai", hint: provider.configurationHint)) {
+            try await provider.synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+        }
+        await #expect(throws: SpeechError.unknownVoice("robot", provider: "openai")) {
+            try await provider.synthesize(text: "Hi", voice: "robot", language: nil, options: .standard)
+        }
+    }
+
+    @Test func retryAfterAcceptsHTTPDates() throws {
+        let future = Date().addingTimeInterval(120)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let parsed = try #require(HTTPSpeechTransport.parseRetryAfter(formatter.string(from: future)))
+        #expect(parsed > 100 && parsed <= 120)
+        #expect(HTTPSpeechTransport.parseRetryAfter("soon") == nil)
+    }
+}
