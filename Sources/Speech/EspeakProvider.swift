@@ -182,7 +182,8 @@ struct EspeakCatalog: Sendable {
     /// Accepts `lang` or `lang+variant` when both parts are in the listings.
     func validate(voice: String, provider: String) throws(SpeechError) {
         let parts = voice.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        guard languageVoices.contains(where: { $0.id == parts[0] }),
+        // espeak-ng also accepts a language it lists under "Other Languages" (`en` → en-gb).
+        guard languageVoices.contains(where: { $0.id == parts[0] || $0.languages.contains(parts[0]) }),
               parts.count == 1 || variants.contains(where: { $0.id == parts[1] }) else {
             throw .unknownVoice(voice, provider: provider)
         }
