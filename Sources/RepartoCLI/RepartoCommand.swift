@@ -5,7 +5,7 @@ public struct RepartoCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "reparto",
         abstract: "A job cluster that turns scripts and documents into data and media.",
-        subcommands: [ParseCommand.self]
+        subcommands: [ParseCommand.self, VoicesCommand.self, SpeakCommand.self]
     )
     public init() {}
 }

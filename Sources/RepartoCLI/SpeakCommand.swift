@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Speech
+
+/// `reparto speak "text" [--provider P] [--voice V] [--language L] -o out.wav`: speaks one text
+/// into a WAV file. With `--lines FILE --output-dir DIR` it speaks every non-empty line of FILE
+/// into DIR/0001.wav, DIR/0002.wav, … in one process (used by bench/speech/run.sh).
+public struct SpeakCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "speak",
+        abstract: "Speak text into a WAV file.",
+        discussion: "Text that starts with '-' must follow '--' (reparto speak -- \"-5 degrees\"). API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or …_FILE."
+    )
+
+    @Argument(help: "The text to speak ('-' reads standard input).")
+    var text: String?
+
+    @Option(name: .long, help: "Provider id (default: espeak-ng).")
+    var provider: String?
+
+    @Option(name: .long, help: "Voice id (see `reparto voices`); default: the provider's first voice for the language.")
+    var voice: String?
+
+    @Option(name: .long, help: "Language, e.g. en, de, en-us.")
+    var language: String?
+
+    @Option(name: .long, help: "Speed multiplier (1.0 = normal).")
+    var speed: Double = 1.0
+
+    @Option(name: [.short, .customLong("output")], help: "Output WAV file.")
+    var output: String?
+
+    @Option(name: .long, help: "Speak each non-empty line of this file (batch mode; needs --output-dir).")
+    var lines: String?
+
+    @Option(name: .customLong("output-dir"), help: "Directory for batch output (0001.wav, 0002.wav, …).")
+    var outputDir: String?
+
+    @Flag(name: .shortAndLong, help: "Print nothing on success.")
+    var quiet = false
+
+    public init() {}
+
+    public func validate() throws {
+        if lines != nil {
+            guard outputDir != nil else { throw ValidationError("--lines needs --output-dir") }
+            guard text == nil else { throw ValidationError("give either text or --lines, not both") }
+        } else {
+            guard text != nil else { throw ValidationError("give the text to speak (or --lines FILE)") }
+            guard output != nil else { throw ValidationError("give the output file with -o out.wav") }
+        }
+        guard speed > 0, speed <= 4 else { throw ValidationError("--speed must be in (0, 4]") }
+    }
+
+    public func run() async throws {
+        let synthesizer = SpeechSynthesizer(registry: .standard())
+        let options = SynthesisOptions(speed: speed)
+        let provider = try synthesizer.registry.configuredProvider(provider)
+        let voiceID: String
+        if let voice { voiceID = voice } else { voiceID = try await synthesizer.defaultVoice(provider: provider, language: language).id }
+
+        if let lines, let outputDir {
+            let content: String
+            do { content = try String(contentsOfFile: lines, encoding: .utf8) } catch { throw SpeakFailure(message: "\(lines): cannot read") }
+            try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            var count = 0
+            var total = 0.0
+            for line in content.split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
+                count += 1
+                let audio = try await synthesizer.synthesize(text: String(line), provider: provider.id, voice: voiceID,
+                                                             language: language, options: options)
+                try write(audio.data, to: outputDir + "/" + String(format: "%04d.wav", count))
+                total += audio.duration ?? 0
+            }
+            if !quiet { print("wrote \(count) files to \(outputDir) (\(String(format: "%.1f", total)) s of audio)") }
+            return
+        }
+
+        var spoken = text ?? ""
+        if spoken == "-" {
+            spoken = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        let audio = try await synthesizer.synthesize(text: spoken, provider: provider.id, voice: voiceID, language: language, options: options)
+        try write(audio.data, to: output ?? "out.wav")
+        if !quiet {
+            let seconds = audio.duration.map { String(format: "%.2f s", $0) } ?? "?"
+            print("wrote \(output ?? "out.wav") (\(seconds), voice \(voiceID), \(provider.id))")
+        }
+    }
+
+    /// A plain blocking write: acceptable here because this is a one-shot CLI whose only task is
+    /// waiting for it, and WAV files of single lines are small. Services use `AssetStore` instead.
+    private func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw SpeakFailure(message: "\(path): cannot write (\((error as NSError).localizedDescription))")
+        }
+    }
+}
+
+/// A one-line error for the command line.
+struct SpeakFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
