@@ -1,0 +1,104 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Speech
+
+/// `reparto bench speech [--lines FILE] [--count N] [--rounds R]`: synthesizes the same lines
+/// through Reparto's `EspeakProvider` and by running `espeak-ng` directly (one `Process` per
+/// line, waited for on a plain thread), alternating rounds, and prints the totals and overhead.
+/// Meant to run pinned to one core (`taskset -c 0`, see bench/speech/run.sh).
+public struct BenchSpeechCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "speech",
+        abstract: "Benchmark Reparto's espeak-ng provider against calling espeak-ng directly."
+    )
+
+    @Option(name: .long, help: "File with one line of text per line (default: built-in sentences).")
+    var lines: String?
+
+    @Option(name: .long, help: "Number of lines when no file is given.")
+    var count: Int = 200
+
+    @Option(name: .long, help: "Rounds per side (the median round is reported).")
+    var rounds: Int = 3
+
+    @Option(name: .long, help: "espeak-ng voice.")
+    var voice: String = "en-us"
+
+    public init() {}
+
+    public func validate() throws {
+        guard count > 0, rounds > 0 else { throw ValidationError("--count and --rounds must be at least 1") }
+    }
+
+    public func run() async throws {
+        let texts = try lines.map { path in
+            try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        } ?? BenchSentences.make(count)
+        let provider = EspeakProvider()
+        guard provider.isConfigured else { throw SpeechError.notConfigured(provider: provider.id, hint: provider.configurationHint) }
+        _ = try await provider.synthesize(text: "warm up", voice: voice, language: nil, options: .standard)  // voice list cached
+
+        var direct: [Double] = [], reparto: [Double] = []
+        var directBytes = 0, repartoBytes = 0
+        for _ in 0..<rounds {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            directBytes = try await Self.runDirect(executable: provider.executable, voice: voice, texts: texts)
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            repartoBytes = 0
+            for text in texts {
+                repartoBytes += try await provider.synthesize(text: text, voice: voice, language: nil, options: .standard).data.count
+            }
+            let t2 = DispatchTime.now().uptimeNanoseconds
+            direct.append(Double(t1 - t0) / 1e9)
+            reparto.append(Double(t2 - t1) / 1e9)
+        }
+        let d = direct.sorted()[rounds / 2], r = reparto.sorted()[rounds / 2]
+        print("lines\t\(texts.count)")
+        print("direct_s\t\(String(format: "%.3f", d))\t(\(String(format: "%.2f", d * 1000 / Double(texts.count))) ms/line, \(directBytes) bytes)")
+        print("reparto_s\t\(String(format: "%.3f", r))\t(\(String(format: "%.2f", r * 1000 / Double(texts.count))) ms/line, \(repartoBytes) bytes)")
+        print("overhead_pct\t\(String(format: "%.1f", (r / d - 1) * 100))")
+    }
+
+    /// The baseline: one blocking `Process` per line on a Dispatch thread, text on stdin, WAV read from stdout.
+    static func runDirect(executable: URL, voice: String, texts: [String]) async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    var bytes = 0
+                    for text in texts {
+                        let p = Process()
+                        p.executableURL = executable
+                        p.arguments = ["--stdout", "-v", voice]
+                        let input = Pipe(), output = Pipe()
+                        p.standardInput = input
+                        p.standardOutput = output
+                        p.standardError = FileHandle.nullDevice
+                        try p.run()
+                        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+                        try input.fileHandleForWriting.close()
+                        bytes += output.fileHandleForReading.readDataToEndOfFile().count
+                        p.waitUntilExit()
+                    }
+                    continuation.resume(returning: bytes)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+}
+
+/// Deterministic screenplay-like sentences for benchmarks.
+enum BenchSentences {
+    static let subjects = ["Isolde", "The old captain", "Tristan", "A waiter", "The radio", "Marke", "Nobody", "The kettle"]
+    static let verbs = ["looks out over", "slowly crosses", "whispers about", "points at", "forgets", "circles back to"]
+    static let objects = ["the harbour at night.", "a letter nobody wrote.", "the empty kitchen.", "the last train home.",
+                          "three cold cups of tea.", "the storm rolling in from the west."]
+
+    static func make(_ count: Int) -> [String] {
+        (0..<count).map { i in
+            "\(subjects[i % subjects.count]) \(verbs[(i / 3) % verbs.count]) \(objects[(i / 7) % objects.count])"
+        }
+    }
+}

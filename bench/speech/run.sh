@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Speech benchmark: the same ~200 lines through Reparto vs espeak-ng called directly, on one core.
+#
+#   bench/speech/run.sh [LINES]        (default 200; CONFIG=release for an optimized build)
+#
+# Three measurements, each pinned to CPU 0 with taskset:
+#   1. shell:   a bash loop running `espeak-ng --stdout -v en-us` once per line, WAV to a file
+#   2. cli:     `reparto speak --lines FILE --output-dir DIR` (one process, EspeakProvider, WAV files)
+#   3. inproc:  `reparto bench speech` if the lead has mounted it (Process-per-line baseline vs provider
+#               inside one process, alternating rounds)
+# Prints seconds and overhead of Reparto over the direct calls. Not a test: nothing asserts.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N="${1:-200}"
+CONFIG="${CONFIG:-debug}"
+SCRATCH="${SCRATCH:-.build-speech}"
+VOICE="${VOICE:-en-us}"
+PIN=(taskset -c 0)
+command -v taskset >/dev/null || PIN=()
+
+swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product reparto >/dev/null
+BIN="$SCRATCH/$CONFIG/reparto"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+python3 - "$N" > "$WORK/lines.txt" <<'PY'
+import sys
+subjects = ["Isolde", "The old captain", "Tristan", "A waiter", "The radio", "Marke", "Nobody", "The kettle"]
+verbs = ["looks out over", "slowly crosses", "whispers about", "points at", "forgets", "circles back to"]
+objects = ["the harbour at night.", "a letter nobody wrote.", "the empty kitchen.", "the last train home.",
+           "three cold cups of tea.", "the storm rolling in from the west."]
+for i in range(int(sys.argv[1])):
+    print(f"{subjects[i % 8]} {verbs[(i // 3) % 6]} {objects[(i // 7) % 6]}")
+PY
+
+now() { date +%s.%N; }
+shell_run() {
+  mkdir -p "$WORK/shell"; local i=0
+  while IFS= read -r line; do
+    i=$((i + 1)); printf '%s' "$line" | espeak-ng --stdout -v "$VOICE" > "$WORK/shell/$i.wav"
+  done < "$WORK/lines.txt"
+}
+export -f shell_run; export WORK VOICE
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+shell_times=(); cli_times=()
+for round in 1 2 3; do
+  t0=$(now); "${PIN[@]}" bash -c shell_run; t1=$(now)
+  "${PIN[@]}" "$BIN" speak --lines "$WORK/lines.txt" --output-dir "$WORK/cli" --voice "$VOICE" --quiet; t2=$(now)
+  shell_times+=("$(echo "$t1 - $t0" | bc -l)"); cli_times+=("$(echo "$t2 - $t1" | bc -l)")
+done
+S=$(printf '%s\n' "${shell_times[@]}" | median); C=$(printf '%s\n' "${cli_times[@]}" | median)
+echo "lines: $N  voice: $VOICE  config: $CONFIG  pinned: ${PIN[*]:-no}"
+printf 'shell loop espeak-ng : %.3f s  (%.2f ms/line)\n' "$S" "$(echo "$S * 1000 / $N" | bc -l)"
+printf 'reparto speak --lines: %.3f s  (%.2f ms/line)\n' "$C" "$(echo "$C * 1000 / $N" | bc -l)"
+printf 'overhead             : %.1f %%\n' "$(echo "($C / $S - 1) * 100" | bc -l)"
+echo "files: shell $(ls "$WORK/shell" | wc -l), reparto $(ls "$WORK/cli" | wc -l)"
+
+if "$BIN" bench speech --help >/dev/null 2>&1; then
+  echo "--- in-process (reparto bench speech) ---"
+  "${PIN[@]}" "$BIN" bench speech --lines "$WORK/lines.txt" --voice "$VOICE" --rounds 3
+fi
