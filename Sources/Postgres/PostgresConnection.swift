@@ -1,0 +1,464 @@
+import CLibPQ
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One libpq connection (`PGconn`).
+///
+/// Not `Sendable`: a connection must be used by exactly one thread at a time, and every call
+/// blocks that thread until the server answers, so all blocking methods are
+/// `@available(*, noasync)`. Async code uses ``PostgresClient``, which runs each pooled connection
+/// on its own serial queue, never on Swift's cooperative thread pool.
+public final class PostgresConnection {
+    /// `nil` once closed.
+    private var handle: OpaquePointer?
+    /// The configuration this connection was opened with.
+    public let configuration: PostgresConfiguration
+    private var savepointDepth = 0
+
+    private init(handle: OpaquePointer, configuration: PostgresConfiguration) {
+        self.handle = handle
+        self.configuration = configuration
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    // MARK: connecting
+
+    /// Opens a connection with `PQconnectdbParams` (keyword/value arrays, so the password is never
+    /// part of a connection string), and sets `client_encoding=UTF8`, `DateStyle=ISO`,
+    /// `TimeZone=UTC` and `application_name` in the startup packet. Server notices are discarded.
+    ///
+    /// - Throws: ``PostgresError`` of kind ``PostgresError/Kind/connection``; its message is libpq's,
+    ///   with the password (should it ever appear) masked.
+    @available(*, noasync)
+    public static func connect(_ configuration: PostgresConfiguration) throws(PostgresError) -> PostgresConnection {
+        var pairs: [(String, String)] = [
+            ("host", configuration.host),
+            ("port", String(configuration.port)),
+            ("user", configuration.user),
+            ("dbname", configuration.database),
+            ("application_name", configuration.applicationName),
+            ("connect_timeout", String(max(0, configuration.connectTimeout))),
+            ("client_encoding", "UTF8"),
+            ("options", "-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres"),
+        ]
+        if let password = configuration.password {
+            pairs.append(("password", password))
+        }
+        let keywords = pairs.map { strdup($0.0) }
+        let values = pairs.map { strdup($0.1) }
+        defer {
+            for pointer in keywords { free(pointer) }
+            for pointer in values {
+                // Wipe the copies (one of them is the password) before freeing them.
+                if let pointer { memset(pointer, 0, strlen(pointer)) }
+                free(pointer)
+            }
+        }
+        let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
+        let valuePointers = values.map { UnsafePointer($0) } + [nil]
+        // expand_dbname = 0: a database name is never parsed as a connection string.
+        guard let handle = PQconnectdbParams(keywordPointers, valuePointers, 0) else {
+            throw PostgresError(.connection, message: "libpq could not allocate a connection", endpoint: configuration.endpoint)
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = PostgresError.sanitized(
+                PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error",
+                hiding: configuration.password
+            )
+            PQfinish(handle)
+            throw PostgresError(.connection, message: message, endpoint: configuration.endpoint)
+        }
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        return PostgresConnection(handle: handle, configuration: configuration)
+    }
+
+    /// True while libpq considers the connection good (`PQstatus == CONNECTION_OK`). It turns false
+    /// only after a call noticed the server went away.
+    public var isOK: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The server process ID serving this connection (`pg_backend_pid()`), 0 when closed.
+    public var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// True while a transaction block is open (including a failed one awaiting ROLLBACK).
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Closes the connection (`PQfinish`). Idempotent; `deinit` also closes.
+    @available(*, noasync)
+    public func close() {
+        if let handle {
+            PQfinish(handle)
+            self.handle = nil
+        }
+    }
+
+    // MARK: statements
+
+    /// Runs one statement with the extended protocol (`PQexecParams`), parameters in text format.
+    ///
+    /// Use `$1`, `$2`, … placeholders; values are never interpolated into the SQL.
+    /// - Throws: ``PostgresError``: ``PostgresError/Kind/query`` with the server's SQLSTATE,
+    ///   ``PostgresError/Kind/connection`` when the connection was lost, ``PostgresError/Kind/closed``
+    ///   after ``close()``.
+    @available(*, noasync)
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws(PostgresError) -> PostgresResult {
+        let handle = try openHandle()
+        var texts: [UnsafeMutablePointer<CChar>?] = []
+        texts.reserveCapacity(parameters.count)
+        defer { for pointer in texts { free(pointer) } }
+        for (index, parameter) in parameters.enumerated() {
+            guard let text = parameter.postgresText else {
+                texts.append(nil)
+                continue
+            }
+            if text.utf8.contains(0) {
+                throw PostgresError(
+                    .query, sqlState: "22021",
+                    message: "parameter $\(index + 1) contains a NUL character, which PostgreSQL text cannot store"
+                )
+            }
+            texts.append(strdup(text))
+        }
+        let pointers = texts.map { UnsafePointer($0) }
+        let result = PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+        return try consume(result, handle: handle)
+    }
+
+    /// Runs SQL with the simple protocol (`PQexec`): several `;`-separated statements are allowed
+    /// (migrations); no parameters. Only the last statement's rows would be returned, so this
+    /// returns nothing.
+    @available(*, noasync)
+    public func execute(_ sql: String) throws(PostgresError) {
+        let handle = try openHandle()
+        _ = try consume(PQexec(handle, sql), handle: handle)
+    }
+
+    /// Runs `body` inside `BEGIN` … `COMMIT`; on a thrown error rolls back and rethrows it.
+    ///
+    /// Nested calls use a savepoint. If the body swallowed a statement error (the transaction is
+    /// aborted), this rolls back and throws a ``PostgresError`` with SQLSTATE 25P02 instead of
+    /// pretending to commit.
+    @available(*, noasync)
+    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let handle = try openHandle()
+        if PQtransactionStatus(handle) != PQTRANS_IDLE {
+            return try savepoint(body)
+        }
+        try execute("BEGIN")
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        if let current = self.handle, PQtransactionStatus(current) == PQTRANS_INERROR {
+            rollbackQuietly()
+            throw PostgresError(
+                .query, sqlState: "25P02",
+                message: "current transaction is aborted by an error the transaction body did not rethrow; rolled back"
+            )
+        }
+        try execute("COMMIT")
+        return value
+    }
+
+    private func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "reparto_savepoint_\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        do {
+            let value = try body(self)
+            try execute("RELEASE SAVEPOINT \(name)")
+            return value
+        } catch {
+            try? execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            throw error
+        }
+    }
+
+    private func rollbackQuietly() {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+    }
+
+    // MARK: COPY
+
+    /// Bulk-loads rows with `COPY … FROM STDIN` in text format, e.g.
+    /// `copyIn("COPY jobs (id, params) FROM STDIN", rows: rows)`.
+    ///
+    /// Each row's fields are escaped (`\` tab newline CR), `nil` is sent as `\N`, and data goes out
+    /// in chunks of about 64 KB. Returns the number of rows the server reports as copied.
+    @available(*, noasync)
+    public func copyIn(_ sql: String, rows: some Sequence<[String?]>) throws(PostgresError) -> Int {
+        let handle = try openHandle()
+        guard let start = PQexec(handle, sql) else { throw lostError(handle) }
+        let startStatus = PQresultStatus(start)
+        guard startStatus == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            if startStatus == PGRES_FATAL_ERROR || startStatus == PGRES_BAD_RESPONSE {
+                throw error(from: start, handle: handle)
+            }
+            throw PostgresError(.protocolViolation, message: "copyIn needs a COPY … FROM STDIN statement")
+        }
+        PQclear(start)
+
+        let chunkSize = 64 * 1024
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(chunkSize + 4096)
+        var sent = 0
+        var sendFailed = false
+        func flush() -> Bool {
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    PQputCopyData(handle, chars.baseAddress, Int32(chars.count)) == 1
+                }
+            }
+        }
+        for row in rows {
+            Self.appendCopyRow(row, to: &buffer)
+            sent += 1
+            if buffer.count >= chunkSize, !flush() {
+                sendFailed = true
+                break
+            }
+        }
+        if !sendFailed, !buffer.isEmpty, !flush() { sendFailed = true }
+        let ended = PQputCopyEnd(handle, sendFailed ? "client failed to send COPY data" : nil) == 1
+
+        var firstError: PostgresError?
+        var copied: Int?
+        var guardCount = 0
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK {
+                copied = Int(String(cString: PQcmdTuples(result)))
+            } else if status == PGRES_COPY_IN {
+                // Should not happen after PQputCopyEnd; end it again rather than loop forever.
+                guardCount += 1
+                if guardCount > 2 { break }
+                _ = PQputCopyEnd(handle, "unexpected COPY state")
+            } else if firstError == nil {
+                firstError = error(from: result, handle: handle)
+            }
+        }
+        if let firstError { throw firstError }
+        if sendFailed || !ended { throw lostError(handle) }
+        return copied ?? sent
+    }
+
+    /// Appends one row in COPY text format.
+    static func appendCopyRow(_ row: [String?], to buffer: inout [UInt8]) {
+        var first = true
+        for field in row {
+            if !first { buffer.append(0x09) }
+            first = false
+            guard let field else {
+                buffer.append(UInt8(ascii: "\\"))
+                buffer.append(UInt8(ascii: "N"))
+                continue
+            }
+            for byte in field.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"):
+                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "\\"))
+                case 0x09:
+                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
+                case 0x0A:
+                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
+                case 0x0D:
+                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
+                default:
+                    buffer.append(byte)
+                }
+            }
+        }
+        buffer.append(0x0A)
+    }
+
+    // MARK: LISTEN / NOTIFY
+
+    /// `LISTEN "channel"` — the name is quoted as an identifier, so any text is safe (PostgreSQL
+    /// truncates names longer than 63 bytes).
+    @available(*, noasync)
+    public func listen(_ channel: String) throws(PostgresError) {
+        try execute("LISTEN " + Self.quoteIdentifier(channel))
+    }
+
+    /// `UNLISTEN "channel"`.
+    @available(*, noasync)
+    public func unlisten(_ channel: String) throws(PostgresError) {
+        try execute("UNLISTEN " + Self.quoteIdentifier(channel))
+    }
+
+    /// `SELECT pg_notify($1, $2)`: delivered to listeners when the current transaction commits.
+    @available(*, noasync)
+    public func notify(_ channel: String, payload: String) throws(PostgresError) {
+        try query("SELECT pg_notify($1, $2)", [channel, payload])
+    }
+
+    /// Waits up to `timeout` seconds for notifications on the channels this connection listens to.
+    ///
+    /// Returns what has arrived (possibly several), or `[]` on timeout. Uses `poll()` on the
+    /// connection's socket, then `PQconsumeInput` and `PQnotifies`.
+    /// - Throws: ``PostgresError`` with ``PostgresError/isConnectionLost`` when the server went away.
+    @available(*, noasync)
+    public func waitForNotifications(timeout: Double) throws(PostgresError) -> [PostgresNotification] {
+        let handle = try openHandle()
+        var notifications = drainNotifications(handle)
+        if !notifications.isEmpty { return notifications }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .nanoseconds(Int64(max(0, timeout) * 1_000_000_000)))
+        while true {
+            let socket = PQsocket(handle)
+            guard socket >= 0 else { throw lostError(handle) }
+            let remaining = clock.now.duration(to: deadline)
+            let (seconds, attoseconds) = remaining.components
+            let milliseconds = max(0, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(clamping: milliseconds))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw PostgresError(.connection, message: "poll() failed on the connection's socket (errno \(errno))")
+            }
+            if ready > 0 {
+                if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK {
+                    throw lostError(handle)
+                }
+                notifications = drainNotifications(handle)
+                if !notifications.isEmpty { return notifications }
+            }
+            if clock.now >= deadline { return [] }
+        }
+    }
+
+    private func drainNotifications(_ handle: OpaquePointer) -> [PostgresNotification] {
+        var notifications: [PostgresNotification] = []
+        while let notify = PQnotifies(handle) {
+            notifications.append(PostgresNotification(
+                channel: String(cString: notify.pointee.relname),
+                payload: notify.pointee.extra.map { String(cString: $0) } ?? "",
+                pid: notify.pointee.be_pid
+            ))
+            PQfreemem(notify)
+        }
+        return notifications
+    }
+
+    // MARK: pool support
+
+    /// Cheap liveness check without a round trip: reads whatever the server sent while the
+    /// connection was idle (e.g. the FATAL message of `pg_terminate_backend` or a shutdown) and
+    /// reports whether the connection is still good.
+    @available(*, noasync)
+    func checkAlive() -> Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, 0)
+        if ready > 0 {
+            if PQconsumeInput(handle) == 0 { return false }
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Rolls back a transaction a caller left open, so the next user gets a clean session.
+    @available(*, noasync)
+    func resetTransactionState() {
+        rollbackQuietly()
+    }
+
+    // MARK: helpers
+
+    /// `"name"` with embedded quotes doubled.
+    static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private func openHandle() throws(PostgresError) -> OpaquePointer {
+        guard let handle else {
+            throw PostgresError(.closed, message: "the connection was closed")
+        }
+        return handle
+    }
+
+    private func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws(PostgresError) -> PostgresResult {
+        guard let result else { throw lostError(handle) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return PostgresResult(copying: result)
+        case PGRES_EMPTY_QUERY:
+            return PostgresResult()
+        case PGRES_COPY_IN:
+            _ = PQputCopyEnd(handle, "COPY FROM STDIN is only supported through copyIn")
+            drainResults(handle)
+            throw PostgresError(.protocolViolation, message: "COPY FROM STDIN needs copyIn, not query/execute")
+        case PGRES_COPY_OUT:
+            var buffer: UnsafeMutablePointer<CChar>?
+            while PQgetCopyData(handle, &buffer, 0) > 0 {
+                PQfreemem(buffer)
+                buffer = nil
+            }
+            drainResults(handle)
+            throw PostgresError(.protocolViolation, message: "COPY TO STDOUT is not supported by query/execute")
+        default:
+            throw error(from: result, handle: handle)
+        }
+    }
+
+    private func drainResults(_ handle: OpaquePointer) {
+        while let result = PQgetResult(handle) { PQclear(result) }
+    }
+
+    private func error(from result: OpaquePointer, handle: OpaquePointer) -> PostgresError {
+        func field(_ code: Character) -> String? {
+            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+        }
+        let lost = PQstatus(handle) != CONNECTION_OK
+        let sqlState = field("C")
+        let message = field("M")
+            ?? PQresultErrorMessage(result).map { String(cString: $0) }
+            ?? PQerrorMessage(handle).map { String(cString: $0) }
+            ?? "unknown error"
+        return PostgresError(
+            lost ? .connection : .query,
+            sqlState: sqlState,
+            message: PostgresError.sanitized(message, hiding: configuration.password),
+            detail: field("D"),
+            hint: field("H")
+        )
+    }
+
+    private func lostError(_ handle: OpaquePointer) -> PostgresError {
+        let message = PQerrorMessage(handle).map { String(cString: $0) } ?? ""
+        let sanitized = PostgresError.sanitized(message, hiding: configuration.password)
+        return PostgresError(.connection, message: sanitized.isEmpty ? "the server closed the connection" : sanitized)
+    }
+}
+
+/// A connection must stay on one thread at a time; it is deliberately not `Sendable`.
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}
