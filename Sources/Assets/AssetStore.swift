@@ -37,8 +37,9 @@ public struct AssetStore: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
-                throw AssetError(errno: (error as NSError).code == NSFileWriteNoPermissionError ? EACCES : EIO,
-                                 operation: "create root", path: path)
+                let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+                let code = underlying?.domain == NSPOSIXErrorDomain ? Int32(underlying!.code) : EIO
+                throw AssetError(errno: code, operation: "create root", path: path)
             }
         }
         guard let resolved = AtomicFile.resolve(path) else {

@@ -15,7 +15,7 @@ actor Counter {
         #expect(a == b)
         #expect(a.digest.count == 64)
         // Pinned value: a change of encoding would silently orphan every cached file.
-        #expect(ContentKey(kind: "k", parts: ["a"]).digest == ContentKey(kind: "k", parts: ["a"]).digest)
+        #expect(ContentKey(kind: "k", parts: ["a"]).digest == "828e8e53b6c281c2d79cd1b0278b08dd0a620f8b0e066b51293c496d73325807")
         #expect(ContentKey(kind: "k", parts: ["ab", "c"]) != ContentKey(kind: "k", parts: ["a", "bc"]))
         #expect(ContentKey(kind: "k", parts: ["a"]) != ContentKey(kind: "j", parts: ["a"]))
         #expect(a.relativePath(fileExtension: "wav") == "cache/speech/\(a.digest.prefix(2))/\(a.digest).wav")

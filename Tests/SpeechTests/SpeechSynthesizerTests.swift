@@ -2,6 +2,7 @@ import Foundation
 import Screenplay
 import Testing
 @testable import Speech
+import Assets
 
 /// A provider that returns a tone whose length is proportional to the text, and records calls.
 struct ToneProvider: VoiceProvider {
@@ -67,5 +68,21 @@ struct ToneProvider: VoiceProvider {
         #expect(abs(try PCMAudio(wav: audio.data).duration - (Double("Interior. Hall. Day.".count + 3) / 100 + 0.25)) < 0.001)
         let badCast = Cast(provider: "tone", language: "en", narrator: "low", characters: ["ANNA": "nope"])
         await #expect(throws: SpeechError.unknownVoice("nope", provider: "tone")) { try await synthesizer().render(items, cast: badCast) }
+    }
+}
+
+@Suite struct SpeechContentKeyTests {
+    @Test func keyChangesWithEveryInput() {
+        let base = ContentKey.speech(provider: "espeak-ng", voice: "en", language: "en", options: .standard, text: "Hi.")
+        #expect(base == ContentKey.speech(provider: "espeak-ng", voice: "en", language: "en", options: .standard, text: "Hi."))
+        #expect(base.kind == "speech")
+        let variants = [
+            ContentKey.speech(provider: "openai", voice: "en", language: "en", options: .standard, text: "Hi."),
+            ContentKey.speech(provider: "espeak-ng", voice: "en+Alicia", language: "en", options: .standard, text: "Hi."),
+            ContentKey.speech(provider: "espeak-ng", voice: "en", language: nil, options: .standard, text: "Hi."),
+            ContentKey.speech(provider: "espeak-ng", voice: "en", language: "en", options: .init(speed: 1.2), text: "Hi."),
+            ContentKey.speech(provider: "espeak-ng", voice: "en", language: "en", options: .standard, text: "Hi!"),
+        ]
+        #expect(Set(variants.map(\.digest) + [base.digest]).count == 6)
     }
 }
