@@ -13,20 +13,24 @@ public struct CharacterCue: Sendable, Hashable {
     /// Splits a cue. Leading `@` and trailing `^` are removed.
     /// Returns nil when the name part is empty.
     public init?(parsing raw: Substring) {
-        var s = raw.trimmingSpaces()
-        if s.hasPrefix("@") { s = s.dropFirst().trimmingSpaces() }
+        self.init(bytes: ArraySlice(raw.utf8))
+    }
+
+    /// Splits a cue given as UTF-8 bytes (see ``init(parsing:)``).
+    init?(bytes raw: ArraySlice<UInt8>) {
+        var s = raw.trimmed()
+        if s.first == UInt8(ascii: "@") { s = s.dropFirst().trimmed() }
         var dual = false
-        if s.hasSuffix("^") { dual = true; s = s.dropLast().trimmingSpaces() }
+        if s.last == UInt8(ascii: "^") { dual = true; s = s.dropLast().trimmed() }
         var name = s
         var ext: String?
-        if s.hasSuffix(")"), let open = s.firstIndex(of: "(") {
-            name = s[..<open].trimmingSpaces()
-            let inner = s[s.index(after: open)..<s.index(before: s.endIndex)]
-            ext = String(inner.trimmingSpaces())
+        if s.last == UInt8(ascii: ")"), let open = s.firstIndex(of: UInt8(ascii: "(")) {
+            name = s[s.startIndex..<open].trimmed()
+            ext = s[(open + 1)..<(s.endIndex - 1)].trimmed().string
         }
         guard !name.isEmpty else { return nil }
-        self.text = String(s)
-        self.name = String(name)
+        self.text = s.string
+        self.name = name.count == s.count ? self.text : name.string
         self.extension = ext
         self.dual = dual
     }

@@ -10,12 +10,13 @@ public struct FountainParser: Sendable {
         return text.withUTF8 { buffer in
             var scanner = FountainLineScanner(source: buffer)
             scanner.scan()
-            var body = FountainBodyParser(buf: scanner.buf, lines: scanner.lines)
+            var body = FountainBodyParser(buf: scanner.buf, lines: scanner.lines, extras: scanner.extras)
             let titlePage = body.parseTitlePage()
             body.parseBody()
-            var doc = ScreenplayDocument(format: .fountain, titlePage: titlePage, elements: body.elements)
-            doc.renumber()
-            return doc
+            var elements = body.elements
+            body.elements = []
+            elements.renumber()
+            return ScreenplayDocument(format: .fountain, titlePage: titlePage, elements: elements)
         }
     }
 }
@@ -61,8 +62,13 @@ extension ArraySlice where Element == UInt8 {
 struct FountainLine {
     var start: Int
     var end: Int
-    var block: Element?
-    var attached: [Element]
+    /// Index into the scanner's `extras` of a standalone block, or -1.
+    var block: Int
+    /// Elements `extras[attachedStart..<attachedEnd]` follow this line's element.
+    var attachedStart: Int
+    var attachedEnd: Int
+    var isBlock: Bool { block >= 0 }
+    var hasAttached: Bool { attachedEnd > attachedStart }
 }
 
 /// Splits the source into lines and lifts out `[[notes]]` and `/* boneyard */`.
@@ -71,7 +77,10 @@ struct FountainLineScanner {
     var buf: [UInt8] = []
     var lines: [FountainLine] = []
     var lineStart = 0
-    var attached: [Element] = []
+    /// Notes and boneyard lifted out of the text, referenced by lines.
+    var extras: [Element] = []
+    /// Start in `extras` of the elements attached to the current line.
+    var attachedStart = 0
     /// A failed note search from any start before this index also fails (keeps scanning linear).
     var noteSearchFailsBefore = -1
 
@@ -82,8 +91,9 @@ struct FountainLineScanner {
     }
 
     mutating func finishLine() {
-        lines.append(FountainLine(start: lineStart, end: buf.count, block: nil, attached: attached))
-        attached = []
+        lines.append(FountainLine(start: lineStart, end: buf.count, block: -1,
+                                  attachedStart: attachedStart, attachedEnd: extras.count))
+        attachedStart = extras.count
         lineStart = buf.count
     }
 
@@ -114,10 +124,18 @@ struct FountainLineScanner {
                 let element = Element(type: .comment, text: blockText(i + 2, close))
                 i = place(element, after: close + 2)
             default:
-                buf.append(b); i += 1
+                // Copy the run of ordinary bytes in one go.
+                var j = i + 1
+                while j < n {
+                    let c = src[j]
+                    if c == 0x0A || c == 0x0D || c == 0x09 || c == UInt8(ascii: "/") || c == UInt8(ascii: "[") { break }
+                    j += 1
+                }
+                buf.append(contentsOf: UnsafeBufferPointer(rebasing: src[i..<j]))
+                i = j
             }
         }
-        if buf.count > lineStart || !attached.isEmpty { finishLine() }
+        if buf.count > lineStart || extras.count > attachedStart { finishLine() }
     }
 
     /// Places a note/boneyard: standalone (alone on its lines) becomes a block line;
@@ -132,15 +150,18 @@ struct FountainLineScanner {
             j += 1
         }
         if prefixBlank && restBlank {
-            for a in attached { lines.append(FountainLine(start: 0, end: 0, block: a, attached: [])) }
-            attached = []
+            for k in attachedStart..<extras.count {
+                lines.append(FountainLine(start: 0, end: 0, block: k, attachedStart: 0, attachedEnd: 0))
+            }
             buf.removeSubrange(lineStart..<buf.count)
-            lines.append(FountainLine(start: 0, end: 0, block: element, attached: []))
+            extras.append(element)
+            lines.append(FountainLine(start: 0, end: 0, block: extras.count - 1, attachedStart: 0, attachedEnd: 0))
+            attachedStart = extras.count
             if j < src.count && src[j] == 0x0D { j += 1 }
             if j < src.count && src[j] == 0x0A { j += 1 }
             return j
         }
-        attached.append(element)
+        extras.append(element)
         return after
     }
 
@@ -232,7 +253,7 @@ enum FountainClassifier {
             let lead = raw.firstIndex(of: UInt8(ascii: "!"))! + 1
             return .action(raw[lead...].trimmedTrailing().string)
         case UInt8(ascii: "@"):
-            if !nextBlank(), let cue = CharacterCue(parsing: Substring(t.string)) { return .character(cue) }
+            if !nextBlank(), let cue = CharacterCue(bytes: t) { return .character(cue) }
         case UInt8(ascii: "~"):
             return .lyrics(t.dropFirst().trimmed().string)
         case UInt8(ascii: "#"):
@@ -266,15 +287,22 @@ enum FountainClassifier {
             if t.count >= 3 && t.suffix(3).elementsEqual("TO:".utf8) && isUppercase(t) && nextBlank() {
                 return .transition(t.string)
             }
-            if first != UInt8(ascii: "@") && !nextBlank() {
-                let text = t.string
-                if let cue = CharacterCue(parsing: Substring(text)),
-                   CharacterCue.isUppercaseName(Substring(cue.name)) {
+            if first != UInt8(ascii: "@") && Self.mayBeCue(t) && !nextBlank() {
+                if let cue = CharacterCue(bytes: t), CharacterCue.isUppercaseName(Substring(cue.name)) {
                     return .character(cue)
                 }
             }
         }
         return .action(raw.trimmedTrailing().string)
+    }
+
+    /// Fast byte check: the part before any `(` has no ASCII lowercase letter.
+    @inline(__always) static func mayBeCue(_ t: ArraySlice<UInt8>) -> Bool {
+        for c in t {
+            if c == UInt8(ascii: "(") { return true }
+            if c >= 0x61 && c <= 0x7A { return false }
+        }
+        return true
     }
 
     /// `INT`, `EXT`, `EST`, `INT./EXT`, `INT/EXT`, `I/E` followed by `.` or space, any case.
@@ -327,19 +355,21 @@ enum FountainClassifier {
 struct FountainBodyParser {
     let buf: [UInt8]
     let lines: [FountainLine]
+    let extras: [Element]
     var index = 0
     var elements: [Element] = []
 
-    init(buf: [UInt8], lines: [FountainLine]) {
+    init(buf: [UInt8], lines: [FountainLine], extras: [Element]) {
         self.buf = buf
         self.lines = lines
-        elements.reserveCapacity(lines.count / 2)
+        self.extras = extras
+        elements.reserveCapacity(lines.count + extras.count)
     }
 
     func bytes(_ line: FountainLine) -> ArraySlice<UInt8> { buf[line.start..<line.end] }
 
     func isBlank(_ line: FountainLine) -> Bool {
-        line.block == nil && bytes(line).allSatisfy(isSpaceByte)
+        !line.isBlock && bytes(line).allSatisfy(isSpaceByte)
     }
 
     /// Parses the title page if the first line is `Key: value`. Keys are kept as written and
@@ -349,7 +379,7 @@ struct FountainBodyParser {
         var k = 0
         while k < lines.count {
             let line = lines[k]
-            if line.block != nil || !line.attached.isEmpty { return [] }
+            if line.isBlock || line.hasAttached { return [] }
             let raw = bytes(line)
             if raw.allSatisfy(isSpaceByte) { break }
             let indented = raw.count >= 3 && raw.prefix(3).allSatisfy({ $0 == 0x20 })
@@ -372,13 +402,13 @@ struct FountainBodyParser {
     }
 
     mutating func parseBody() {
-        var paragraph: (type: ElementType, lines: [String])? = nil
+        var paragraph: (type: ElementType, text: String)? = nil
         var prevBlank = true
         var inDialogue = false
 
         func flush() {
             if let p = paragraph {
-                elements.append(Element(type: p.type, text: p.lines.joined(separator: "\n")))
+                elements.append(Element(type: p.type, text: p.text))
                 paragraph = nil
             }
         }
@@ -387,36 +417,36 @@ struct FountainBodyParser {
         while k < lines.count {
             let line = lines[k]
             defer { k += 1 }
-            if let block = line.block {
+            if line.isBlock {
                 flush()
-                elements.append(block)
+                elements.append(extras[line.block])
                 continue
             }
             let raw = bytes(line)
             if raw.allSatisfy(isSpaceByte) {
                 if paragraph != nil && raw.count >= 2 {
-                    paragraph!.lines.append("")
+                    paragraph!.text += "\n"
                 } else {
                     flush()
                     prevBlank = true
                     inDialogue = false
                 }
-                if !line.attached.isEmpty { flush(); elements.append(contentsOf: line.attached) }
+                if line.hasAttached { flush(); elements.append(contentsOf: extras[line.attachedStart..<line.attachedEnd]) }
                 continue
             }
             let next = k + 1
             let kind = FountainClassifier.classify(raw, prevBlank: prevBlank, inDialogue: inDialogue) {
                 var j = next
-                while j < lines.count && lines[j].block != nil { j += 1 }
+                while j < lines.count && lines[j].isBlock { j += 1 }
                 return j >= lines.count || isBlank(lines[j])
             }
             switch kind {
             case .dialogue(let text):
-                if paragraph?.type == .dialogue { paragraph!.lines.append(text) }
-                else { flush(); paragraph = (.dialogue, [text]) }
+                if paragraph?.type == .dialogue { paragraph!.text += "\n"; paragraph!.text += text }
+                else { flush(); paragraph = (.dialogue, text) }
             case .action(let text):
-                if paragraph?.type == .action { paragraph!.lines.append(text) }
-                else { flush(); paragraph = (.action, [text]) }
+                if paragraph?.type == .action { paragraph!.text += "\n"; paragraph!.text += text }
+                else { flush(); paragraph = (.action, text) }
                 inDialogue = false
             case .parenthetical(let text):
                 flush()
@@ -432,7 +462,7 @@ struct FountainBodyParser {
                 elements.append(Self.element(for: kind))
             }
             prevBlank = false
-            if !line.attached.isEmpty { flush(); elements.append(contentsOf: line.attached) }
+            if line.hasAttached { flush(); elements.append(contentsOf: extras[line.attachedStart..<line.attachedEnd]) }
         }
         flush()
     }

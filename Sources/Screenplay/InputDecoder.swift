@@ -18,8 +18,10 @@ public enum InputDecoder {
         } else {
             let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             try checkBinary(bytes, from: start)
-            if let bad = firstInvalidUTF8(bytes, from: start) { throw .invalidUTF8(offset: bad) }
-            text = String(decoding: bytes[start...], as: UTF8.self)
+            guard let valid = String(validating: bytes[start...], as: UTF8.self) else {
+                throw .invalidUTF8(offset: firstInvalidUTF8(bytes, from: start) ?? start)
+            }
+            text = valid
         }
         if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C || $0 == 0x0B }) {
             throw .empty
@@ -30,7 +32,17 @@ public enum InputDecoder {
     static func checkBinary(_ bytes: [UInt8], from start: Int) throws(ScreenplayError) {
         let allowedBudget = max(8, (bytes.count - start) / 100)
         var controls = 0
-        for i in start..<bytes.count {
+        let firstControl: Int? = bytes.withUnsafeBufferPointer { p in
+            var i = start
+            while i < p.count {
+                let b = p[i]
+                if b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D { return i }
+                i += 1
+            }
+            return nil
+        }
+        guard let firstControl else { return }
+        for i in firstControl..<bytes.count {
             let b = bytes[i]
             if b >= 0x20 { continue }
             if b == 0 { throw .binary(offset: i) }

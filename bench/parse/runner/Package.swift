@@ -1,0 +1,12 @@
+// swift-tools-version:6.0
+// A standalone runner with the same timing loop as `reparto bench parse`
+// (Screenplay.ParseBenchmark), for when the full CLI is not buildable.
+import PackageDescription
+
+let package = Package(
+    name: "ParseBenchRunner",
+    dependencies: [.package(name: "Reparto", path: "../../..")],
+    targets: [
+        .executableTarget(name: "parse-bench", dependencies: [.product(name: "Screenplay", package: "Reparto")]),
+    ]
+)
