@@ -18,14 +18,33 @@ public final class PostgresConnection {
     /// The configuration this connection was opened with.
     public let configuration: PostgresConfiguration
     private var savepointDepth = 0
+    /// Set by the notice receiver when the server sent a FATAL/PANIC error while the connection
+    /// was idle (e.g. `pg_terminate_backend`, shutdown): libpq hands such a message to the notice
+    /// receiver and still reports `CONNECTION_OK` until it reads end-of-file. Heap-allocated so
+    /// its address can be the receiver's context; only touched on the connection's thread.
+    private let serverEndedSession: UnsafeMutablePointer<Bool>
 
     private init(handle: OpaquePointer, configuration: PostgresConfiguration) {
         self.handle = handle
         self.configuration = configuration
+        serverEndedSession = .allocate(capacity: 1)
+        serverEndedSession.initialize(to: false)
+        PQsetNoticeReceiver(handle, { context, result in
+            guard let context, let result,
+                  let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V")))
+            else { return }
+            let level = String(cString: severity)
+            if level == "FATAL" || level == "PANIC" {
+                context.assumingMemoryBound(to: Bool.self).pointee = true
+            }
+            // Other notices (WARNING, NOTICE, …) are discarded rather than printed to stderr.
+        }, UnsafeMutableRawPointer(serverEndedSession))
     }
 
     deinit {
         if let handle { PQfinish(handle) }
+        serverEndedSession.deinitialize(count: 1)
+        serverEndedSession.deallocate()
     }
 
     // MARK: connecting
@@ -75,15 +94,14 @@ public final class PostgresConnection {
             PQfinish(handle)
             throw PostgresError(.connection, message: message, endpoint: configuration.endpoint)
         }
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         return PostgresConnection(handle: handle, configuration: configuration)
     }
 
-    /// True while libpq considers the connection good (`PQstatus == CONNECTION_OK`). It turns false
-    /// only after a call noticed the server went away.
+    /// True while libpq considers the connection good (`PQstatus == CONNECTION_OK`) and the server
+    /// has not announced it is ending the session. It turns false only after a call noticed.
     public var isOK: Bool {
         guard let handle else { return false }
-        return PQstatus(handle) == CONNECTION_OK
+        return PQstatus(handle) == CONNECTION_OK && !serverEndedSession.pointee
     }
 
     /// The server process ID serving this connection (`pg_backend_pid()`), 0 when closed.
@@ -342,7 +360,7 @@ public final class PostgresConnection {
                 throw PostgresError(.connection, message: "poll() failed on the connection's socket (errno \(errno))")
             }
             if ready > 0 {
-                if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK {
+                if PQconsumeInput(handle) == 0 || !isOK {
                     throw lostError(handle)
                 }
                 notifications = drainNotifications(handle)
@@ -372,15 +390,21 @@ public final class PostgresConnection {
     /// reports whether the connection is still good.
     @available(*, noasync)
     func checkAlive() -> Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        guard let handle, isOK else { return false }
         let socket = PQsocket(handle)
         guard socket >= 0 else { return false }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, 0)
-        if ready > 0 {
+        // A killed backend leaves an ErrorResponse followed by end-of-file: the first read consumes
+        // the message, a later one sees EOF (PQconsumeInput returns 0). Read while data is waiting.
+        for _ in 0..<4 {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { break }
             if PQconsumeInput(handle) == 0 { return false }
+            // PQconsumeInput only reads; PQisBusy parses, handing an idle-time FATAL ErrorResponse
+            // to the notice receiver (notifications stay queued for PQnotifies).
+            _ = PQisBusy(handle)
+            if !isOK { return false }
         }
-        return PQstatus(handle) == CONNECTION_OK
+        return isOK
     }
 
     /// Rolls back a transaction a caller left open, so the next user gets a clean session.
@@ -437,7 +461,7 @@ public final class PostgresConnection {
         func field(_ code: Character) -> String? {
             PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
         }
-        let lost = PQstatus(handle) != CONNECTION_OK
+        let lost = !isOK
         let sqlState = field("C")
         let message = field("M")
             ?? PQresultErrorMessage(result).map { String(cString: $0) }

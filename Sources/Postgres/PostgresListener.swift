@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+
+/// A dedicated `LISTEN` connection on its own thread, delivering notifications as an `AsyncStream`.
+///
+/// The thread owns one ``PostgresConnection``, waits on its socket in short slices (so ``stop()``
+/// is noticed within about 50 ms) and reconnects with exponential backoff (0.1 s doubling to 5 s)
+/// whenever the connection is lost, e.g. after a server restart or `pg_terminate_backend`. After
+/// every successful (re)connection it re-LISTENs all channels and then yields a synthetic
+/// notification with channel `""` (payload `""`, pid 0): anything sent while no connection was
+/// listening is lost, so consumers should re-scan the state they watch when they see it. The first
+/// connection also yields one, which doubles as "the listener is ready".
+public final class PostgresListener: Sendable {
+    /// The configuration the listener connects with.
+    public let configuration: PostgresConfiguration
+    /// The channels it listens on.
+    public let channels: [String]
+    private let logger: Logger
+    private let stream: AsyncStream<PostgresNotification>
+    private let continuation: AsyncStream<PostgresNotification>.Continuation
+    private let shared: Shared
+
+    /// State shared with the listener thread.
+    private final class Shared: Sendable {
+        enum Phase { case idle, running, stopped }
+        let phase = Locked(Phase.idle)
+        let stopRequested = Locked(false)
+        var shouldStop: Bool { stopRequested.withLock { $0 } }
+    }
+
+    /// Creates a stopped listener; call ``start()``.
+    public init(configuration: PostgresConfiguration, channels: [String], logger: Logger) {
+        self.configuration = configuration
+        self.channels = channels
+        self.logger = logger
+        (stream, continuation) = AsyncStream.makeStream(of: PostgresNotification.self, bufferingPolicy: .unbounded)
+        shared = Shared()
+    }
+
+    deinit {
+        shared.stopRequested.withLock { $0 = true }
+        continuation.finish()
+    }
+
+    /// The notifications, in arrival order, including the synthetic `""` ones after each
+    /// (re)connection. Finishes after ``stop()``. An `AsyncStream` has a single consumer: iterate it
+    /// from one task.
+    public var notifications: AsyncStream<PostgresNotification> { stream }
+
+    /// Starts the listener thread. Calling it again, or after ``stop()``, does nothing.
+    public func start() {
+        let shouldStart = shared.phase.withLock { phase -> Bool in
+            guard phase == .idle else { return false }
+            phase = .running
+            return true
+        }
+        guard shouldStart else { return }
+        let configuration = configuration
+        let channels = channels
+        let logger = logger
+        let continuation = continuation
+        let shared = shared
+        // The thread captures only what it needs (not `self`), so dropping the listener stops it.
+        let thread = Thread {
+            Self.run(configuration: configuration, channels: channels, logger: logger, continuation: continuation, shared: shared)
+        }
+        thread.name = "reparto.postgres.listener"
+        thread.start()
+    }
+
+    /// Stops listening: the thread closes its connection and exits within about 100 ms, then the
+    /// ``notifications`` stream finishes.
+    public func stop() {
+        shared.stopRequested.withLock { $0 = true }
+        let wasIdle = shared.phase.withLock { phase -> Bool in
+            defer { phase = .stopped }
+            return phase == .idle
+        }
+        if wasIdle { continuation.finish() }
+    }
+
+    @available(*, noasync)
+    private static func run(
+        configuration: PostgresConfiguration,
+        channels: [String],
+        logger: Logger,
+        continuation: AsyncStream<PostgresNotification>.Continuation,
+        shared: Shared
+    ) {
+        let initialBackoff = 0.1
+        var backoff = initialBackoff
+        var connection: PostgresConnection?
+        var everConnected = false
+        defer {
+            connection?.close()
+            continuation.finish()
+        }
+        while !shared.shouldStop {
+            guard let current = connection else {
+                do {
+                    let opened = try PostgresConnection.connect(configuration)
+                    for channel in channels { try opened.listen(channel) }
+                    connection = opened
+                    backoff = initialBackoff
+                    logger.info(everConnected ? "PostgreSQL listener reconnected" : "PostgreSQL listener connected", metadata: [
+                        "server": "\(configuration.endpoint)", "channels": "\(channels.joined(separator: ","))",
+                    ])
+                    everConnected = true
+                    continuation.yield(PostgresNotification(channel: "", payload: "", pid: 0))
+                } catch {
+                    logger.warning("PostgreSQL listener cannot connect; retrying", metadata: [
+                        "error": "\(error)", "retryIn": "\(backoff)s",
+                    ])
+                    sleep(seconds: backoff, unless: shared)
+                    backoff = min(backoff * 2, 5)
+                }
+                continue
+            }
+            do {
+                for notification in try current.waitForNotifications(timeout: 0.05) {
+                    continuation.yield(notification)
+                }
+            } catch {
+                logger.warning("PostgreSQL listener lost its connection; reconnecting", metadata: ["error": "\(error)"])
+                current.close()
+                connection = nil
+            }
+        }
+    }
+
+    /// Sleeps in short slices so a stop request is noticed quickly.
+    private static func sleep(seconds: Double, unless shared: Shared) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !shared.shouldStop, Date() < deadline {
+            Thread.sleep(forTimeInterval: min(0.02, max(0, deadline.timeIntervalSinceNow)))
+        }
+    }
+}
