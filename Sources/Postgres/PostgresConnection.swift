@@ -57,6 +57,85 @@ public final class PostgresConnection {
     ///   with the password (should it ever appear) masked.
     @available(*, noasync)
     public static func connect(_ configuration: PostgresConfiguration) throws(PostgresError) -> PostgresConnection {
+        // expand_dbname = 0: a database name is never parsed as a connection string.
+        let handle = withConnectionParameters(configuration) { keywords, values in
+            PQconnectdbParams(keywords, values, 0)
+        }
+        guard let handle else {
+            throw PostgresError(.connection, message: "libpq could not allocate a connection", endpoint: configuration.endpoint)
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw failedConnection(handle, configuration)
+        }
+        return PostgresConnection(handle: handle, configuration: configuration)
+    }
+
+    /// Connects like ``connect(_:)`` but without blocking for long: the handshake runs through
+    /// `PQconnectStartParams`/`PQconnectPoll`, waiting on the socket in slices of at most 50 ms,
+    /// and gives up with ``PostgresError/Kind/closed`` as soon as `isCancelled()` returns true,
+    /// or with ``PostgresError/Kind/timeout`` after `configuration.connectTimeout` seconds
+    /// (0 = no limit). ``PostgresListener`` uses it so `stop()` is prompt even while the server is
+    /// unreachable.
+    @available(*, noasync)
+    public static func connect(
+        _ configuration: PostgresConfiguration,
+        isCancelled: () -> Bool
+    ) throws(PostgresError) -> PostgresConnection {
+        let handle = withConnectionParameters(configuration) { keywords, values in
+            PQconnectStartParams(keywords, values, 0)
+        }
+        guard let handle else {
+            throw PostgresError(.connection, message: "libpq could not allocate a connection", endpoint: configuration.endpoint)
+        }
+        if PQstatus(handle) == CONNECTION_BAD {
+            throw failedConnection(handle, configuration)
+        }
+        let clock = ContinuousClock()
+        let deadline = configuration.connectTimeout > 0 ? clock.now.advanced(by: .seconds(configuration.connectTimeout)) : nil
+        // libpq: "act as if PQconnectPoll had last returned PGRES_POLLING_WRITING".
+        var state = PGRES_POLLING_WRITING
+        while true {
+            switch state {
+            case PGRES_POLLING_OK:
+                return PostgresConnection(handle: handle, configuration: configuration)
+            case PGRES_POLLING_FAILED:
+                throw failedConnection(handle, configuration)
+            default:
+                break
+            }
+            if isCancelled() {
+                PQfinish(handle)
+                throw PostgresError(.closed, message: "the connection attempt was cancelled", endpoint: nil)
+            }
+            if let deadline, clock.now >= deadline {
+                PQfinish(handle)
+                throw PostgresError(
+                    .timeout, message: "no connection within \(configuration.connectTimeout) s to \(configuration.endpoint)", endpoint: nil
+                )
+            }
+            let socket = PQsocket(handle)
+            guard socket >= 0 else {
+                throw failedConnection(handle, configuration)
+            }
+            let events = state == PGRES_POLLING_READING ? POLLIN : POLLOUT
+            var descriptor = pollfd(fd: socket, events: Int16(events), revents: 0)
+            let ready = poll(&descriptor, 1, 50)
+            if ready < 0, errno != EINTR {
+                PQfinish(handle)
+                throw PostgresError(.connection, message: "poll() failed while connecting (errno \(errno))", endpoint: configuration.endpoint)
+            }
+            if ready > 0 {
+                state = PQconnectPoll(handle)
+            }
+        }
+    }
+
+    /// Calls `body` with libpq keyword/value arrays for `configuration`. The C copies are wiped
+    /// (one of them is the password) and freed afterwards.
+    private static func withConnectionParameters<Result>(
+        _ configuration: PostgresConfiguration,
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<UnsafePointer<CChar>?>) -> Result
+    ) -> Result {
         var pairs: [(String, String)] = [
             ("host", configuration.host),
             ("port", String(configuration.port)),
@@ -75,26 +154,23 @@ public final class PostgresConnection {
         defer {
             for pointer in keywords { free(pointer) }
             for pointer in values {
-                // Wipe the copies (one of them is the password) before freeing them.
                 if let pointer { memset(pointer, 0, strlen(pointer)) }
                 free(pointer)
             }
         }
         let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
         let valuePointers = values.map { UnsafePointer($0) } + [nil]
-        // expand_dbname = 0: a database name is never parsed as a connection string.
-        guard let handle = PQconnectdbParams(keywordPointers, valuePointers, 0) else {
-            throw PostgresError(.connection, message: "libpq could not allocate a connection", endpoint: configuration.endpoint)
-        }
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let message = PostgresError.sanitized(
-                PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error",
-                hiding: configuration.password
-            )
-            PQfinish(handle)
-            throw PostgresError(.connection, message: message, endpoint: configuration.endpoint)
-        }
-        return PostgresConnection(handle: handle, configuration: configuration)
+        return body(keywordPointers, valuePointers)
+    }
+
+    /// The error for a failed connection attempt; finishes `handle`.
+    private static func failedConnection(_ handle: OpaquePointer, _ configuration: PostgresConfiguration) -> PostgresError {
+        let message = PostgresError.sanitized(
+            PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error",
+            hiding: configuration.password
+        )
+        PQfinish(handle)
+        return PostgresError(.connection, message: message, endpoint: configuration.endpoint)
     }
 
     /// True while libpq considers the connection good (`PQstatus == CONNECTION_OK`) and the server

@@ -98,7 +98,7 @@ public final class PostgresListener: Sendable {
         while !shared.shouldStop {
             guard let current = connection else {
                 do {
-                    let opened = try PostgresConnection.connect(configuration)
+                    let opened = try PostgresConnection.connect(configuration, isCancelled: { shared.shouldStop })
                     for channel in channels { try opened.listen(channel) }
                     connection = opened
                     backoff = initialBackoff

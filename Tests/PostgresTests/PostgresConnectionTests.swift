@@ -390,6 +390,31 @@ struct Payload: Codable, Equatable {
         }
     }
 
+    @Test func interruptibleConnectSucceedsAndCanBeCancelled() async throws {
+        try await onThread {
+            let configuration = try TestDatabase.configuration(applicationName: "interruptible")
+            let connection = try PostgresConnection.connect(configuration, isCancelled: { false })
+            defer { connection.close() }
+            #expect(try connection.query("SELECT current_setting('application_name') AS name, current_setting('TimeZone') AS tz")
+                .first.map { [$0.string("name"), $0.string("tz")] } == ["interruptible", "UTC"])
+            do {
+                _ = try PostgresConnection.connect(configuration, isCancelled: { true })
+                Issue.record("a cancelled connection attempt succeeded")
+            } catch let error as PostgresError {
+                #expect(error.kind == .closed)
+            }
+            var wrong = configuration
+            wrong.password = "Wrong-" + uniqueName("pw")
+            do {
+                _ = try PostgresConnection.connect(wrong, isCancelled: { false })
+                Issue.record("connected with a wrong password")
+            } catch let error as PostgresError {
+                #expect(error.kind == .connection)
+                #expect(!error.description.contains(wrong.password!))
+            }
+        }
+    }
+
     @Test func unreachablePortFailsWithAConnectionError() async throws {
         try await onThread {
             var configuration = try TestDatabase.configuration()
