@@ -3,10 +3,13 @@ import Foundation
 
 /// Runs a subprocess without blocking Swift's cooperative thread pool.
 ///
-/// Standard input is written, and standard output and error are drained, on Dispatch threads;
-/// the exit is observed through `terminationHandler`; the caller's task awaits one continuation
-/// that is resumed when all four are done. Arguments are passed as an array (no shell), and
-/// callers keep untrusted text out of them (it goes through standard input).
+/// Standard input is written and standard output drained on one Dispatch thread (small input;
+/// large input gets a writer thread of its own), standard error on another, so no pipe can fill
+/// up and stall the child; the exit is observed through `terminationHandler`; the caller's task
+/// awaits one continuation resumed when all parts are done. Every pipe end is closed explicitly,
+/// so a long-running worker does not leak descriptors (relying on deallocation leaked two per run).
+/// Arguments are passed as an array (no shell), and callers keep untrusted text out of them (it
+/// goes through standard input).
 enum ProcessRunner {
     struct Output: Sendable {
         var status: Int32
@@ -14,7 +17,7 @@ enum ProcessRunner {
         var stderr: Data
     }
 
-    /// Collects the results of the four concurrent parts of one run.
+    /// Collects the results of the concurrent parts of one run.
     ///
     /// `@unchecked Sendable`: every field is written by exactly one Dispatch block before
     /// `group.leave()` and read only in `group.notify`, which the group orders after all leaves.
@@ -44,6 +47,7 @@ enum ProcessRunner {
             group.enter()  // termination
             process.terminationHandler = { p in
                 collector.status = p.terminationStatus
+                p.terminationHandler = nil  // break Process → handler references so the Process is freed
                 group.leave()
             }
             do {
@@ -54,22 +58,33 @@ enum ProcessRunner {
                 return
             }
             let queue = DispatchQueue.global(qos: .userInitiated)
+            // Input that fits in the pipe buffer (64 KiB on Linux) is written before stdout is
+            // drained, on the same thread: the write cannot block. Larger input gets its own thread
+            // so the child can never stall on a full stdout while we stall on a full stdin.
+            // If the engine exits early, the write fails with EPIPE (ignored: the exit status tells).
+            let inlineInput = stdin.count <= 32 * 1024
+            @Sendable func writeInput() {
+                let writer = input.fileHandleForWriting
+                try? writer.write(contentsOf: stdin)
+                try? writer.close()
+            }
+            if !inlineInput {
+                group.enter()
+                queue.async { writeInput(); group.leave() }
+            }
             group.enter()
             queue.async {
-                let handle = input.fileHandleForWriting
-                // A closed pipe (engine exited early) surfaces as an error we ignore: the exit status tells.
-                try? handle.write(contentsOf: stdin)
-                try? handle.close()
+                if inlineInput { writeInput() }
+                let reader = output.fileHandleForReading
+                collector.stdout = reader.readDataToEndOfFile()
+                try? reader.close()  // explicit: relying on deallocation leaked two descriptors per run
                 group.leave()
             }
             group.enter()
             queue.async {
-                collector.stdout = output.fileHandleForReading.readDataToEndOfFile()
-                group.leave()
-            }
-            group.enter()
-            queue.async {
-                collector.stderr = errors.fileHandleForReading.readDataToEndOfFile()
+                let reader = errors.fileHandleForReading
+                collector.stderr = reader.readDataToEndOfFile()
+                try? reader.close()
                 group.leave()
             }
             group.notify(queue: queue) {

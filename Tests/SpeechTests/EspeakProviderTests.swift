@@ -78,3 +78,35 @@ import Testing
         #expect(durations.allSatisfy { $0 > 0 })
     }
 }
+
+@Suite struct ProcessRunnerTests {
+    static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func repeatedSynthesesDoNotLeakDescriptors() async throws {
+        let provider = EspeakProvider()
+        _ = try await provider.synthesize(text: "warm up", voice: "en", language: nil, options: .standard)
+        let before = Self.openDescriptors()
+        for i in 0..<40 {
+            _ = try await provider.synthesize(text: "Line \(i).", voice: "en", language: nil, options: .standard)
+        }
+        // Other suites run in parallel and open files too; a leak of two per run would add 80.
+        #expect(Self.openDescriptors() - before < 40)
+    }
+
+    @Test func largeInputDoesNotDeadlock() async throws {
+        // 200 KiB through `cat`: more than both pipe buffers, so input and output must flow concurrently.
+        let input = Data(repeating: UInt8(ascii: "x"), count: 200 * 1024)
+        let out = try await ProcessRunner.run(executable: URL(fileURLWithPath: "/bin/cat"), arguments: [], stdin: input)
+        #expect(out.status == 0)
+        #expect(out.stdout == input)
+    }
+
+    @Test func exitStatusAndStderrAreReported() async throws {
+        let out = try await ProcessRunner.run(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo oops >&2; exit 3"], stdin: Data())
+        #expect(out.status == 3)
+        #expect(String(decoding: out.stderr, as: UTF8.self) == "oops\n")
+    }
+}
