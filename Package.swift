@@ -43,6 +43,7 @@ let package = Package(
         // MARK: the job runtime
         .target(name: "Jobs", dependencies: [
             "AMQP", "Postgres",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -74,12 +75,13 @@ let package = Package(
         .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
 
         // MARK: tests
+        .target(name: "RepartoTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
-        .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: swiftSettings),
-        .testTarget(name: "JobsTests", dependencies: ["Jobs"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP"], swiftSettings: swiftSettings),
+        .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Does nothing: for health checks and throughput benchmarks.
+public struct NoopJob: JobParameters {
+    public static let kind = "noop"
+    public init() {}
+}
+
+/// Sleeps (cooperatively, so cancellation and timeouts stop it): for tests and latency benchmarks.
+public struct SleepJob: JobParameters {
+    public static let kind = "sleep"
+    public var seconds: Double
+    public init(seconds: Double) { self.seconds = seconds }
+}
+
+/// Fails on purpose: for exercising retries and dead letters.
+public struct FailJob: JobParameters {
+    public static let kind = "fail"
+    public var message: String
+    /// Succeed from this attempt on (nil: never).
+    public var succeedOnAttempt: Int?
+    /// Fail without retries.
+    public var permanent: Bool
+    public init(message: String, succeedOnAttempt: Int? = nil, permanent: Bool = false) {
+        self.message = message
+        self.succeedOnAttempt = succeedOnAttempt
+        self.permanent = permanent
+    }
+}
+
+/// The result of a `fail` job once it stops failing.
+public struct FailJobResult: Codable, Sendable {
+    public var succeededOnAttempt: Int
+}
+
+/// An error a `fail` job throws; retryable unless the job says `permanent`.
+public struct DeliberateFailure: Error, RetryableError, CustomStringConvertible {
+    public var message: String
+    public var isRetryable: Bool
+    public var description: String { message }
+}
+
+enum BuiltinJobs {
+    static func register(in registry: JobRegistry) {
+        registry.register(NoopJob.self, timeout: 30) { _, _ in }
+        registry.register(SleepJob.self, timeout: 3600) { parameters, _ in
+            guard parameters.seconds.isFinite, parameters.seconds >= 0 else {
+                throw JobError.permanent("sleep: seconds must be a non-negative number")
+            }
+            try await Task.sleep(for: .seconds(parameters.seconds))
+        }
+        registry.register(FailJob.self, timeout: 30, retryPolicy: RetryPolicy(base: 0.05, maximum: 1)) { parameters, context in
+            if let from = parameters.succeedOnAttempt, context.attempt >= from {
+                return FailJobResult(succeededOnAttempt: context.attempt)
+            }
+            throw DeliberateFailure(message: parameters.message, isRetryable: !parameters.permanent)
+        }
+    }
+}

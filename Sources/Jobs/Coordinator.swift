@@ -1,0 +1,125 @@
+import AMQP
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// How the coordinator behaves.
+public struct CoordinatorSettings: Sendable {
+    /// Seconds between scans when no notification arrives.
+    public var tick: Double
+    public init(tick: Double = 1) { self.tick = tick }
+}
+
+/// The coordinator: fan-in between stages, production completion, and rescue of jobs whose
+/// worker stopped heartbeating; it also runs an outbox relay.
+///
+/// Any number may run: the one holding the PostgreSQL advisory lock leads, the others wait to
+/// take over. Each stage transition also locks the production row and checks its stage, so a
+/// transition happens exactly once even across a leadership change. Restartable at any time:
+/// all of its state is in the database.
+public final class Coordinator: Service, Sendable {
+    static let leaderLockKey: Int64 = 0x7265_7061_7274_6f // "reparto"
+
+    private let postgres: PostgresConfiguration
+    private let relay: OutboxRelay
+    private let plans: [String: any ProductionPlan]
+    private let settings: CoordinatorSettings
+    private let logger: Logger
+    private let thread = OwnedThread(name: "reparto-coordinator")
+
+    public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, plans: [any ProductionPlan] = [],
+                settings: CoordinatorSettings = CoordinatorSettings(), logger: Logger) {
+        self.postgres = postgres
+        self.relay = OutboxRelay(postgres: postgres, amqp: amqp, logger: logger)
+        var table: [String: any ProductionPlan] = ["batch": BatchPlan()]
+        for plan in plans { table[plan.name] = plan }
+        self.plans = table
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        relay.start()
+        thread.start { [self] owner in loop(owner) }
+        logger.info("coordinator started", metadata: ["plans": "\(plans.keys.sorted().joined(separator: ","))"])
+        try? await gracefulShutdown()
+        await thread.stop()
+        await relay.stop()
+        logger.info("coordinator stopped")
+    }
+
+    private func loop(_ owner: OwnedThread) {
+        var connection: PostgresConnection?
+        var leading = false
+        var delay = 0.1
+        while !owner.isStopping {
+            do {
+                if connection == nil {
+                    let fresh = try PostgresConnection.connect(postgres)
+                    try fresh.listen(JobStore.progressChannel)
+                    connection = fresh
+                    leading = false
+                }
+                guard let db = connection else { continue }
+                if !leading {
+                    leading = try db.query("SELECT pg_try_advisory_lock($1) AS ok", [Self.leaderLockKey]).first?.bool("ok") ?? false
+                    if leading { logger.info("coordinator is the leader") }
+                }
+                if leading {
+                    let rescued = try JobStore.rescueOrphans(on: db)
+                    if rescued > 0 { logger.warning("rescued jobs of stale workers", metadata: ["count": "\(rescued)"]) }
+                    try advanceStages(on: db)
+                }
+                _ = try db.waitForNotifications(timeout: settings.tick)
+                delay = 0.1
+            } catch {
+                logger.warning("coordinator lost its database connection, reconnecting", metadata: ["error": "\(error)"])
+                connection?.close()
+                connection = nil
+                leading = false
+                owner.sleep(delay)
+                delay = min(delay * 2, 5)
+            }
+        }
+        connection?.close() // releases the advisory lock
+    }
+
+    @available(*, noasync)
+    private func advanceStages(on db: PostgresConnection) throws {
+        for candidate in try JobStore.stagesReadyToAdvance(on: db) {
+            guard let plan = plans[candidate.plan] else {
+                logger.error("no plan registered for a production", metadata: [
+                    "production_id": "\(candidate.id)", "plan": "\(candidate.plan)"])
+                continue
+            }
+            do {
+                try db.transaction { connection in
+                    guard let snapshot = try JobStore.lockProductionForAdvance(candidate.id, stage: candidate.stage, on: connection) else {
+                        return
+                    }
+                    switch try plan.advance(snapshot, on: connection) {
+                    case .next(let stage, let jobs):
+                        try JobStore.moveProduction(snapshot.id, toStage: stage, on: connection)
+                        var staged = jobs
+                        for index in staged.indices {
+                            staged[index].options.productionID = snapshot.id
+                            staged[index].options.stage = stage
+                        }
+                        _ = try JobStore.insert(staged, on: connection)
+                        logger.info("production advanced", metadata: [
+                            "production_id": "\(snapshot.id)", "stage": "\(stage)", "jobs": "\(jobs.count)"])
+                    case .finish:
+                        try JobStore.finishProduction(snapshot.id, withFailures: snapshot.dead > 0, on: connection)
+                        logger.info("production finished", metadata: [
+                            "production_id": "\(snapshot.id)", "succeeded": "\(snapshot.succeeded)", "failed": "\(snapshot.dead)"])
+                    }
+                }
+            } catch let error as PostgresError where error.isConnectionLost {
+                throw error
+            } catch {
+                logger.error("advancing a production failed", metadata: ["production_id": "\(candidate.id)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import Postgres
+
+/// The producer API: enqueue typed jobs, look up status and progress, cancel, retry, await.
+///
+/// Enqueueing only writes PostgreSQL (the job rows are the outbox); relays publish them to
+/// RabbitMQ after the commit, so a job row and its message never disagree after a crash.
+///
+/// ```swift
+/// let client = JobClient(postgres: PostgresClient(configuration: try .init(url: databaseURL)))
+/// let production = try await client.createProduction(name: "nightly thumbnails")
+/// let ids = try await client.enqueue((1...100).map { try JobRequest(Thumbnail(page: $0),
+///     options: JobOptions(productionID: production)) })
+/// let progress = try await client.awaitProduction(production, timeout: 600)
+/// ```
+public final class JobClient: Sendable {
+    public let postgres: PostgresClient
+
+    public init(postgres: PostgresClient) {
+        self.postgres = postgres
+    }
+
+    /// Enqueues one typed job; returns its id (the existing job's id for a repeated idempotency key).
+    @discardableResult
+    public func enqueue<P: JobParameters>(_ parameters: P, options: JobOptions = JobOptions()) async throws -> UUID {
+        let request = try JobRequest(parameters, options: options)
+        return try await enqueue([request])[0]
+    }
+
+    /// Enqueues a batch in one transaction (one multi-row statement).
+    @discardableResult
+    public func enqueue(_ requests: [JobRequest]) async throws -> [UUID] {
+        if requests.isEmpty { return [] }
+        return try await postgres.withTransaction { try JobStore.insert(requests, on: $0) }
+    }
+
+    /// Enqueues inside the caller's own transaction: the jobs exist if and only if it commits.
+    @available(*, noasync)
+    @discardableResult
+    public static func enqueue(_ requests: [JobRequest], in connection: PostgresConnection) throws -> [UUID] {
+        try JobStore.insert(requests, on: connection)
+    }
+
+    /// Creates a production (a batch of jobs tracked together, or a multi-stage run of a plan).
+    public func createProduction(id: UUID = UUID(), name: String = "", plan: String = "batch", stage: String = "main",
+                                 parameters: Data = Data("{}".utf8)) async throws -> UUID {
+        try await postgres.withConnection {
+            try JobStore.createProduction(id: id, name: name, plan: plan, stage: stage, parameters: parameters, on: $0)
+        }
+        return id
+    }
+
+    /// Creates a production inside the caller's transaction.
+    @available(*, noasync)
+    public static func createProduction(id: UUID = UUID(), name: String = "", plan: String = "batch", stage: String = "main",
+                                        parameters: Data = Data("{}".utf8), in connection: PostgresConnection) throws -> UUID {
+        try JobStore.createProduction(id: id, name: name, plan: plan, stage: stage, parameters: parameters, on: connection)
+        return id
+    }
+
+    public func job(_ id: UUID) async throws -> JobRecord {
+        guard let record = try await postgres.withConnection({ try JobStore.job(id, on: $0) }) else {
+            throw RepartoError.notFound(what: "job", id: id.uuidString.lowercased())
+        }
+        return record
+    }
+
+    public func progress(_ production: UUID) async throws -> ProductionProgress {
+        guard let progress = try await postgres.withConnection({ try JobStore.progress(production, on: $0) }) else {
+            throw RepartoError.notFound(what: "production", id: production.uuidString.lowercased())
+        }
+        return progress
+    }
+
+    /// Cancels a production (or a single job): waiting jobs will not run, running ones are asked
+    /// to stop, finished results are kept.
+    public func cancel(_ id: UUID) async throws {
+        let done = try await postgres.withTransaction { connection -> Bool? in
+            if try JobStore.productionExists(id, on: connection) { return try JobStore.cancelProduction(id, on: connection) }
+            if try JobStore.job(id, on: connection) != nil { return try JobStore.cancelJob(id, on: connection) }
+            return nil
+        }
+        switch done {
+        case nil: throw RepartoError.notFound(what: "job or production", id: id.uuidString.lowercased())
+        case false?: throw RepartoError.invalidState("\(id.uuidString.lowercased()) has already finished")
+        case true?: return
+        }
+    }
+
+    /// Queues dead or cancelled jobs again (one job, or every such job of a production); returns how many.
+    @discardableResult
+    public func retry(_ id: UUID) async throws -> Int {
+        let count = try await postgres.withTransaction { connection -> Int? in
+            if try JobStore.productionExists(id, on: connection) {
+                return try JobStore.retry(jobs: nil, production: id, on: connection)
+            }
+            if try JobStore.job(id, on: connection) != nil { return try JobStore.retry(jobs: [id], production: nil, on: connection) }
+            return nil
+        }
+        guard let count else { throw RepartoError.notFound(what: "job or production", id: id.uuidString.lowercased()) }
+        return count
+    }
+
+    /// Waits until the job is final (succeeded, dead or cancelled).
+    public func awaitJob(_ id: UUID, timeout: Double) async throws -> JobRecord {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        var delay = 0.005
+        while true {
+            let record = try await job(id)
+            if record.state.isFinal { return record }
+            if ContinuousClock.now >= deadline { throw RepartoError.timeout("job \(id.uuidString.lowercased()) not finished after \(timeout) s") }
+            try await Task.sleep(for: .seconds(delay))
+            delay = min(delay * 2, 0.5)
+        }
+    }
+
+    /// Waits until the production has finished, reacting to `NOTIFY reparto_progress`.
+    public func awaitProduction(_ id: UUID, timeout: Double, logger: Logger = Logger(label: "reparto.client"),
+                                onProgress: @Sendable (ProductionProgress) -> Void = { _ in }) async throws -> ProductionProgress {
+        let listener = PostgresListener(configuration: postgres.configuration, channels: [JobStore.progressChannel], logger: logger)
+        listener.start()
+        defer { listener.stop() }
+        let signal = WakeSignal()
+        let pump = Task { for await _ in listener.notifications { signal.wake() } }
+        defer { pump.cancel() }
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let current = try await progress(id)
+            onProgress(current)
+            if current.isFinished { return current }
+            if ContinuousClock.now >= deadline {
+                throw RepartoError.timeout("production \(id.uuidString.lowercased()) not finished after \(timeout) s")
+            }
+            // Wake on a notification, or after a second (a missed notification costs at most that).
+            await signal.wait(timeout: min(1, max(0.01, (deadline - ContinuousClock.now) / .seconds(1))))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import Postgres
+import Synchronization
+
+/// What a handler knows about the job it runs, and how it commits database effects.
+public struct JobContext: Sendable {
+    public let jobID: UUID
+    public let kind: String
+    /// 1 for the first attempt.
+    public let attempt: Int
+    public let maxAttempts: Int
+    public let productionID: UUID?
+    public let stage: String?
+    /// A logger whose every line carries `job_id` and `production_id`.
+    public let logger: Logger
+    let effects: EffectList
+
+    init(jobID: UUID, kind: String, attempt: Int, maxAttempts: Int, productionID: UUID?, stage: String?, logger: Logger) {
+        self.jobID = jobID
+        self.kind = kind
+        self.attempt = attempt
+        self.maxAttempts = maxAttempts
+        self.productionID = productionID
+        self.stage = stage
+        var logger = logger
+        logger[metadataKey: "job_id"] = "\(jobID)"
+        if let productionID { logger[metadataKey: "production_id"] = "\(productionID)" }
+        self.logger = logger
+        self.effects = EffectList()
+    }
+
+    /// Registers database work to commit in the same transaction that marks this job succeeded.
+    ///
+    /// The worker commits completions in batches; each job's effects run under a savepoint, so a
+    /// failing effect fails only its own job. If the job's completion is not applied (another
+    /// worker finished it first, or it was cancelled) its effects are not applied either: a job's
+    /// effect is committed at most once, exactly when its success is.
+    public func transactional(_ effect: @escaping @Sendable (PostgresConnection) throws -> Void) {
+        effects.append(effect)
+    }
+}
+
+/// The effects one job registered.
+final class EffectList: Sendable {
+    private let list = Mutex<[@Sendable (PostgresConnection) throws -> Void]>([])
+    func append(_ effect: @escaping @Sendable (PostgresConnection) throws -> Void) { list.withLock { $0.append(effect) } }
+    var all: [@Sendable (PostgresConnection) throws -> Void] { list.withLock { $0 } }
+}

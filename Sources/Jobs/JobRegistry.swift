@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// One registered job kind: its name, queue, limits and type-erased handler.
+public struct JobKindDefinition: Sendable {
+    public let kind: String
+    public let queue: String
+    /// Seconds one attempt may run.
+    public let timeout: Double
+    public let retryPolicy: RetryPolicy
+    let run: @Sendable (Data, JobContext) async throws -> Data?
+}
+
+/// The job kinds a worker can run. Users register their own kinds next to the built-in ones.
+///
+/// ```swift
+/// let registry = JobRegistry.withBuiltins()
+/// registry.register(Thumbnail.self, timeout: 30) { params, context in
+///     try await render(params.assetPath)
+///     return ThumbnailResult(width: 320)
+/// }
+/// ```
+public final class JobRegistry: Sendable {
+    private let kinds = Mutex<[String: JobKindDefinition]>([:])
+
+    public init() {}
+
+    /// A registry with the built-in `noop`, `sleep` and `fail` kinds.
+    public static func withBuiltins() -> JobRegistry {
+        let registry = JobRegistry()
+        BuiltinJobs.register(in: registry)
+        return registry
+    }
+
+    /// Registers a kind whose handler returns an encodable result (stored as the job's result).
+    public func register<P: JobParameters, R: Encodable & Sendable>(
+        _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(),
+        handler: @escaping @Sendable (P, JobContext) async throws -> R
+    ) {
+        let definition = JobKindDefinition(kind: P.kind, queue: P.queue, timeout: timeout, retryPolicy: retryPolicy) { data, context in
+            let parameters: P
+            do {
+                parameters = try JSONDecoder.jobs.decode(P.self, from: data)
+            } catch {
+                throw JobError.invalidParameters(kind: P.kind, reason: DecodingErrorText.describe(error))
+            }
+            let result = try await handler(parameters, context)
+            if result is EmptyResult { return nil }
+            return try JSONEncoder.jobs.encode(result)
+        }
+        kinds.withLock { $0[P.kind] = definition }
+    }
+
+    /// Registers a kind whose handler returns nothing.
+    public func register<P: JobParameters>(
+        _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(),
+        handler: @escaping @Sendable (P, JobContext) async throws -> Void
+    ) {
+        register(type, timeout: timeout, retryPolicy: retryPolicy) { (parameters: P, context: JobContext) -> EmptyResult in
+            try await handler(parameters, context)
+            return EmptyResult()
+        }
+    }
+
+    public func definition(for kind: String) -> JobKindDefinition? { kinds.withLock { $0[kind] } }
+
+    /// Every registered kind, sorted by name.
+    public var definitions: [JobKindDefinition] { kinds.withLock { Array($0.values) }.sorted { $0.kind < $1.kind } }
+
+    /// The queues the registered kinds use.
+    public var queues: [String] { Array(Set(definitions.map(\.queue))).sorted() }
+
+    /// Checks that `json` decodes as the parameters of `kind` (the CLI validates before enqueueing).
+    public func validate(kind: String, parameters json: Data) async throws {
+        guard definition(for: kind) != nil else { throw JobError.unknownKind(kind) }
+        _ = try JSONSerialization.jsonObject(with: json)
+    }
+}
+
+struct EmptyResult: Codable, Sendable {}
+
+enum DecodingErrorText {
+    /// A one-line reason, naming the offending key path.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "top level" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing key '\(key.stringValue)' at \(path(context))"
+        case .typeMismatch(let type, let context): return "expected \(type) at \(path(context))"
+        case .valueNotFound(let type, let context): return "missing \(type) value at \(path(context))"
+        case .dataCorrupted(let context): return "\(context.debugDescription) at \(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// A loop on a dedicated thread (never Swift's cooperative pool), for code that owns blocking C
+/// connections. `stop()` asks the loop to end and waits for it without blocking a task.
+final class OwnedThread: Sendable {
+    private struct State {
+        var stopping = false
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+    private let name: String
+
+    init(name: String) { self.name = name }
+
+    /// True once `stop()` was called; the loop checks it between steps.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    func start(_ body: @escaping @Sendable (OwnedThread) -> Void) {
+        let thread = Thread { [self] in
+            body(self)
+            let waiters = state.withLock { state in
+                state.finished = true
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    func requestStop() { state.withLock { $0.stopping = true } }
+
+    func stop() async {
+        requestStop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.finished { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Sleeps in small steps so a stop request is noticed quickly.
+    @available(*, noasync)
+    func sleep(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !isStopping, Date() < end { Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow))) }
+    }
+}

@@ -1,0 +1,391 @@
+import AMQP
+import Foundation
+import Logging
+import Metrics
+import Postgres
+import ServiceLifecycle
+import Synchronization
+
+/// How a worker consumes and runs jobs.
+public struct WorkerSettings: Sendable {
+    /// Queue names (not RabbitMQ queue names): `default`, `parse`, `generate`, ...
+    public var queues: [String]
+    /// Handlers running at once.
+    public var concurrency: Int
+    /// Unacknowledged deliveries the broker may send ahead (≥ concurrency keeps handlers fed).
+    public var prefetch: Int
+    /// Seconds between heartbeats; the worker counts as stale after three missed ones.
+    public var heartbeatInterval: Double
+    /// Seconds in-flight jobs may take to finish after SIGTERM before they are handed back.
+    public var drainTimeout: Double
+    /// Run an outbox relay in this process too (relays share the work safely).
+    public var runsRelay: Bool
+
+    public init(queues: [String] = ["default"], concurrency: Int = 16, prefetch: Int = 200,
+                heartbeatInterval: Double = 2, drainTimeout: Double = 30, runsRelay: Bool = true) {
+        self.queues = queues
+        self.concurrency = max(1, concurrency)
+        self.prefetch = max(prefetch, concurrency)
+        self.heartbeatInterval = heartbeatInterval
+        self.drainTimeout = drainTimeout
+        self.runsRelay = runsRelay
+    }
+}
+
+/// A worker process's job loop, as a swift-service-lifecycle `Service`.
+///
+/// Deliveries are claimed in batches (one UPDATE for many jobs, which also drops redeliveries of
+/// finished jobs), handlers run concurrently up to `concurrency` with the kind's timeout, and
+/// outcomes are committed in batches with their effects, then acknowledged: a message is acked
+/// only after its result is committed. On graceful shutdown the worker stops consuming, lets
+/// in-flight jobs finish within the drain timeout, hands the rest back, and returns.
+public final class Worker: Service, Sendable {
+    private struct Delivered: Sendable {
+        var delivery: AMQPDelivery
+        var id: UUID
+    }
+
+    private struct Completed: Sendable {
+        var outcome: JobOutcome
+        var delivery: AMQPDelivery
+        var kind: String
+    }
+
+    private struct State {
+        var running: [UUID: Task<Void, Never>] = [:]
+        var cancelRequested: Set<UUID> = []
+        var draining = false
+        var succeeded = 0
+        var failed = 0
+    }
+
+    public let identity: WorkerIdentity
+    private let amqp: AMQPConfiguration
+    private let postgres: PostgresClient
+    private let registry: JobRegistry
+    private let settings: WorkerSettings
+    private let logger: Logger
+    private let consumer: AMQPConsumer
+    private let relay: OutboxRelay?
+    private let semaphore: AsyncSemaphore
+    private let state = Mutex(State())
+    private let claims: Batcher<Delivered>
+    private let completions: Batcher<Completed>
+
+    public init(amqp: AMQPConfiguration, postgres: PostgresClient, registry: JobRegistry,
+                settings: WorkerSettings, logger: Logger) {
+        self.amqp = amqp
+        self.postgres = postgres
+        self.registry = registry
+        self.settings = settings
+        self.logger = logger
+        let identity = WorkerIdentity(queues: settings.queues, concurrency: settings.concurrency,
+                                      heartbeatInterval: settings.heartbeatInterval)
+        self.identity = identity
+        let queues = settings.queues
+        consumer = AMQPConsumer(
+            configuration: amqp,
+            settings: .init(queues: queues.map(JobTopology.queueName), prefetch: settings.prefetch) { connection in
+                try JobTopology.declareBase(on: connection)
+                for queue in queues { try JobTopology.declare(queue: queue, on: connection) }
+            },
+            logger: logger)
+        relay = settings.runsRelay ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, logger: logger) : nil
+        semaphore = AsyncSemaphore(settings.concurrency)
+        // Batchers call back into self, which does not exist yet: they reach it through a box.
+        let box = WorkerBox()
+        claims = Batcher(maxBatch: max(settings.prefetch, 100)) { batch in await box.worker?.claim(batch) }
+        completions = Batcher(maxBatch: 1000) { batch in await box.worker?.commit(batch) }
+        box.worker = self
+    }
+
+    public func run() async throws {
+        var logger = self.logger
+        logger[metadataKey: "worker_id"] = "\(identity.id)"
+        try await registerUntilReachable()
+        relay?.start()
+        consumer.start()
+        logger.info("worker started", metadata: [
+            "queues": "\(settings.queues.joined(separator: ","))", "concurrency": "\(settings.concurrency)",
+            "prefetch": "\(settings.prefetch)",
+        ])
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.heartbeatLoop() }
+                for await delivery in consumer.deliveries {
+                    accept(delivery)
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            Task { await self.drain() }
+        }
+        await relay?.stop()
+        do {
+            try await postgres.withConnection { [identity] in try JobStore.markStopped(workerID: identity.id, on: $0) }
+        } catch {
+            logger.warning("could not record the worker as stopped", metadata: ["error": "\(error)"])
+        }
+        logger.info("worker stopped")
+    }
+
+    // MARK: deliveries → claims
+
+    private func accept(_ delivery: AMQPDelivery) {
+        guard let text = String(bytes: delivery.body, encoding: .utf8), let id = UUID(uuidString: text) else {
+            logger.error("dropping a message that is not a job id (dead-lettered)", metadata: ["routing_key": "\(delivery.routingKey)"])
+            consumer.reject(delivery, requeue: false)
+            return
+        }
+        claims.add(Delivered(delivery: delivery, id: id))
+    }
+
+    private func claim(_ batch: [Delivered]) async {
+        let ids = batch.map(\.id)
+        let workerID = identity.id
+        let claimed: [ClaimedJob] = await retryingDatabase("claim jobs") {
+            try await self.postgres.withConnection { try JobStore.claim(ids, workerID: workerID, on: $0) }
+        } ?? []
+        var byID = Dictionary(claimed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for item in batch {
+            guard let job = byID.removeValue(forKey: item.id) else {
+                // Finished, cancelled, or running elsewhere: nothing to do but acknowledge.
+                consumer.ack(item.delivery)
+                continue
+            }
+            start(job, delivery: item.delivery)
+        }
+    }
+
+    // MARK: running handlers
+
+    private func start(_ job: ClaimedJob, delivery: AMQPDelivery) {
+        let task = Task {
+            await semaphore.acquire()
+            defer { semaphore.release() }
+            let outcome = await execute(job)
+            state.withLock { state in
+                state.running[job.id] = nil
+                state.cancelRequested.remove(job.id)
+            }
+            completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind))
+        }
+        state.withLock { state in
+            state.running[job.id] = task
+            if state.draining { task.cancel() }
+        }
+    }
+
+    private func execute(_ job: ClaimedJob) async -> JobOutcome {
+        guard let definition = registry.definition(for: job.kind) else {
+            return outcome(for: job, error: JobError.unknownKind(job.kind), policy: RetryPolicy())
+        }
+        if state.withLock({ $0.draining }) {
+            return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
+        }
+        let context = JobContext(jobID: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts,
+                                 productionID: job.productionID, stage: job.stage, logger: logger)
+        let timeout = job.timeout ?? definition.timeout
+        let started = ContinuousClock.now
+        Counter(label: "reparto_jobs_started_total", dimensions: [("kind", job.kind)]).increment()
+        do {
+            let result = try await Self.withTimeout(timeout) { try await definition.run(job.parameters, context) }
+            Timer(label: "reparto_job_duration_seconds", dimensions: [("kind", job.kind)], preferredDisplayUnit: .seconds)
+                .record(duration: ContinuousClock.now - started)
+            var success = JobOutcome(id: job.id, attempt: job.attempt, state: .succeeded, result: result)
+            success.effects = context.effects.all
+            let policy = definition.retryPolicy
+            success.onEffectFailure = { [job] text in
+                Self.failure(for: job, text: text, retryable: true, policy: policy)
+            }
+            return success
+        } catch {
+            let (cancelRequested, draining) = state.withLock { ($0.cancelRequested.contains(job.id), $0.draining) }
+            if cancelRequested {
+                return JobOutcome(id: job.id, attempt: job.attempt, state: .cancelled, error: "cancelled while running")
+            }
+            if draining && (error is CancellationError || Task.isCancelled) {
+                return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
+            }
+            context.logger.warning("job attempt failed", metadata: ["kind": "\(job.kind)", "attempt": "\(job.attempt)", "error": "\(error)"])
+            return outcome(for: job, error: error, policy: definition.retryPolicy)
+        }
+    }
+
+    private func outcome(for job: ClaimedJob, error: any Error, policy: RetryPolicy) -> JobOutcome {
+        let retryable = (error as? any RetryableError)?.isRetryable ?? !(error is DecodingError)
+        return Self.failure(for: job, text: "\(error)", retryable: retryable, policy: policy)
+    }
+
+    static func failure(for job: ClaimedJob, text: String, retryable: Bool, policy: RetryPolicy) -> JobOutcome {
+        if retryable && job.attempt < job.maxAttempts {
+            return JobOutcome(id: job.id, attempt: job.attempt, state: .failed, error: text,
+                              retryDelay: policy.delay(afterAttempt: job.attempt))
+        }
+        let reason = retryable ? "\(text) (gave up after \(job.attempt) attempts)" : text
+        return JobOutcome(id: job.id, attempt: job.attempt, state: .dead, error: reason)
+    }
+
+    static func withTimeout(_ seconds: Double, _ body: @escaping @Sendable () async throws -> Data?) async throws -> Data? {
+        try await withThrowingTaskGroup(of: Data?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                throw JobError.timedOut(seconds: seconds)
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
+    // MARK: committing outcomes, then acknowledging
+
+    private func commit(_ batch: [Completed]) async {
+        let outcomes = batch.map(\.outcome)
+        var applied: [JobOutcome]? = await retryingDatabase("commit job results", giveUpOnQueryErrors: true) {
+            try await self.postgres.withTransaction { try JobStore.complete(outcomes, on: $0) }
+        }
+        if applied == nil {
+            // A statement error (not a lost connection) sank the batch: commit one by one so a
+            // single bad outcome cannot block the others; a job that still fails is recorded dead.
+            var each: [JobOutcome] = []
+            for outcome in outcomes {
+                if let done = await retryingDatabase("commit one job result", giveUpOnQueryErrors: true, operation: {
+                    try await self.postgres.withTransaction { try JobStore.complete([outcome], on: $0) }
+                }) {
+                    each.append(contentsOf: done)
+                } else {
+                    let dead = JobOutcome(id: outcome.id, attempt: outcome.attempt, state: .dead,
+                                          error: "the job's result could not be stored")
+                    each.append(contentsOf: await retryingDatabase("record a failed commit") {
+                        try await self.postgres.withTransaction { try JobStore.complete([dead], on: $0) }
+                    } ?? [])
+                }
+            }
+            applied = each
+        }
+        let byID = Dictionary((applied ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var succeeded = 0, failed = 0
+        for item in batch {
+            let final = byID[item.outcome.id]
+            switch final?.state {
+            case .dead?:
+                failed += 1
+                Counter(label: "reparto_jobs_dead_total", dimensions: [("kind", item.kind)]).increment()
+                consumer.reject(item.delivery, requeue: false) // to the dead-letter queue
+            case .queued?:
+                consumer.reject(item.delivery, requeue: true)
+            case .failed?:
+                failed += 1
+                Counter(label: "reparto_jobs_retried_total", dimensions: [("kind", item.kind)]).increment()
+                consumer.ack(item.delivery) // the relay republishes it when the backoff is over
+            case .succeeded?:
+                succeeded += 1
+                Counter(label: "reparto_jobs_succeeded_total", dimensions: [("kind", item.kind)]).increment()
+                consumer.ack(item.delivery)
+            case .cancelled?, nil:
+                consumer.ack(item.delivery)
+            }
+        }
+        state.withLock { state in
+            state.succeeded += succeeded
+            state.failed += failed
+        }
+    }
+
+    /// Runs a database operation until it succeeds, waiting out lost connections (a PostgreSQL
+    /// restart). With `giveUpOnQueryErrors`, a statement error returns nil instead.
+    private func retryingDatabase<T: Sendable>(_ what: String, giveUpOnQueryErrors: Bool = false,
+                                               operation: @escaping @Sendable () async throws -> T) async -> T? {
+        var delay = 0.05
+        while true {
+            do {
+                return try await operation()
+            } catch let error as PostgresError where !error.isConnectionLost && giveUpOnQueryErrors {
+                logger.error("\(what) failed", metadata: ["error": "\(error)"])
+                return nil
+            } catch {
+                if error is CancellationError { return nil }
+                logger.warning("\(what) failed, retrying", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
+                try? await Task.sleep(for: .seconds(delay))
+                delay = min(delay * 2, 2)
+            }
+        }
+    }
+
+    // MARK: heartbeat, cancellation, drain
+
+    private func registerUntilReachable() async throws {
+        var delay = 0.1
+        while true {
+            do {
+                _ = try await heartbeatOnce()
+                return
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                logger.warning("cannot reach PostgreSQL, retrying", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .seconds(delay))
+                delay = min(delay * 2, 5)
+            }
+        }
+    }
+
+    private func heartbeatOnce() async throws -> [UUID] {
+        let (succeeded, failed, inFlight) = state.withLock { ($0.succeeded, $0.failed, $0.running.count) }
+        let identity = self.identity
+        Gauge(label: "reparto_jobs_in_flight").record(inFlight)
+        return try await postgres.withConnection {
+            try JobStore.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: inFlight, on: $0)
+        }
+    }
+
+    private func heartbeatLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(settings.heartbeatInterval))
+            if Task.isCancelled { return }
+            do {
+                let cancel = try await heartbeatOnce()
+                guard !cancel.isEmpty else { continue }
+                let tasks = state.withLock { state in
+                    cancel.compactMap { id -> Task<Void, Never>? in
+                        state.cancelRequested.insert(id)
+                        return state.running[id]
+                    }
+                }
+                tasks.forEach { $0.cancel() }
+            } catch {
+                logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Graceful shutdown: stop consuming, let in-flight work finish within the drain timeout,
+    /// hand back what did not, commit, then close the consumer (which ends `run`).
+    private func drain() async {
+        logger.info("draining", metadata: ["in_flight": "\(state.withLock { $0.running.count })"])
+        consumer.stopConsuming()
+        let deadline = ContinuousClock.now + .seconds(settings.drainTimeout)
+        while state.withLock({ !$0.running.isEmpty }) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let leftovers = state.withLock { state -> [Task<Void, Never>] in
+            state.draining = true
+            return Array(state.running.values)
+        }
+        leftovers.forEach { $0.cancel() }
+        for task in leftovers { await task.value }
+        await claims.waitUntilIdle()
+        await completions.waitUntilIdle()
+        await consumer.close()
+    }
+}
+
+/// Lets the batchers, created in `init`, reach the worker once it exists (set once, never cleared;
+/// the worker lives as long as the process).
+private final class WorkerBox: Sendable {
+    private let reference = Mutex<Worker?>(nil)
+    var worker: Worker? {
+        get { reference.withLock { $0 } }
+        set { reference.withLock { $0 = newValue } }
+    }
+}
