@@ -5,7 +5,8 @@
 /// synopsis right after a scene heading goes into its `SceneProperties/Summary`; notes are
 /// `ScriptNote`s and boneyard a `ScriptNote Kind="Boneyard"`. Element types Final Draft lacks
 /// use Reparto paragraph types: `Section` (with `Level`) and `Synopsis`; level-2 sections
-/// are `New Act`. Title-page entries carry a `TitleKey` attribute.
+/// are `New Act`. Title-page entries carry a `TitleKey` attribute. Characters XML 1.0 cannot
+/// represent (C0 controls other than tab, LF, CR; U+FFFE; U+FFFF) are dropped.
 public struct FDXWriter: Sendable {
     /// Creates a writer.
     public init() {}
@@ -137,7 +138,10 @@ public struct FDXWriter: Sendable {
             case "\n": out += "&#10;"
             case "\r": out += "&#13;"
             case "\t": out += "&#9;"
-            default: out.unicodeScalars.append(c)
+            default:
+                // XML 1.0 cannot carry other C0 controls or U+FFFE/U+FFFF, even as references.
+                if c.value < 0x20 || c.value == 0xFFFE || c.value == 0xFFFF { continue }
+                out.unicodeScalars.append(c)
             }
         }
         return out
