@@ -21,18 +21,20 @@ FILES=("$OUT/feature.fountain" "$OUT/long.fountain")
 if [ ! -x bench/.venv/bin/python ]; then python3 -m venv bench/.venv; fi
 bench/.venv/bin/pip install -q screenplain jouvence
 
-# 3. Reparto (release build).
-if [ -z "${REPARTO_BIN:-}" ]; then
-  swift build -c release --scratch-path "${SCRATCH:-.build-screenplay-release}" --product reparto >&2
-  REPARTO_BIN="$(swift build -c release --scratch-path "${SCRATCH:-.build-screenplay-release}" --show-bin-path)/reparto"
+# 3. Reparto (release build): `reparto bench parse` when the CLI builds and has it mounted,
+#    else bench/parse/runner, which runs the same Screenplay.ParseBenchmark loop.
+SCRATCH=${SCRATCH:-.build-screenplay-release}
+SWIFT_CMD=()
+if [ -z "${REPARTO_BIN:-}" ] && swift build -c release --scratch-path "$SCRATCH" --product reparto >&2; then
+  REPARTO_BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/reparto"
 fi
-if "$REPARTO_BIN" bench parse --help >/dev/null 2>&1; then
+if [ -n "${REPARTO_BIN:-}" ] && "$REPARTO_BIN" bench parse --help >/dev/null 2>&1; then
   SWIFT_CMD=("$REPARTO_BIN" bench parse)
-elif [ -n "${BENCH_PARSE_BIN:-}" ]; then
-  SWIFT_CMD=("$BENCH_PARSE_BIN")
+  echo "timing: $REPARTO_BIN bench parse" >&2
 else
-  echo "reparto has no 'bench parse' subcommand yet; set BENCH_PARSE_BIN to a binary running BenchParseCommand" >&2
-  exit 1
+  echo "reparto bench parse unavailable; using bench/parse/runner (same ParseBenchmark loop)" >&2
+  swift build -c release --package-path bench/parse/runner --scratch-path "$SCRATCH-runner" >&2
+  SWIFT_CMD=("$(swift build -c release --package-path bench/parse/runner --scratch-path "$SCRATCH-runner" --show-bin-path)/parse-bench")
 fi
 
 echo "== reparto (Swift, release) =="
