@@ -92,7 +92,7 @@ enum InputFile {
             bytes.append(contentsOf: chunk)
         }
         if bytes.count > maxBytes {
-            throw ParseFailure(message: "\(path): \(ScreenplayError.tooLarge(size: bytes.count, limit: maxBytes).description.replacingOccurrences(of: ": \(bytes.count) bytes", with: ": more than \(maxBytes) bytes"))")
+            throw ParseFailure(message: "\(path): input too large: more than the limit of \(maxBytes) bytes")
         }
         return bytes
     }

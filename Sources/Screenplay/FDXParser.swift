@@ -218,8 +218,6 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func parserDidStartDocument(_ parser: XMLParser) {}
-
     private func emit(_ p: Paragraph) {
         if p.startsNewPage { elements.append(Element(type: .pageBreak, text: "")) }
         let text = p.runs.map(Emphasis.markup).joined()

@@ -4,7 +4,8 @@
 #
 # Usage: bench/parse/run.sh [ITERATIONS]
 # Needs python3 with venv/pip (PyPI access) and a Swift toolchain.
-# REPARTO_BIN=/path/to/reparto skips the release build (the binary must have `bench parse`).
+# REPARTO_BIN=/path/to/reparto skips the release build (the binary must have `bench parse`);
+# BENCH_USE_RUNNER=1 skips the CLI and times with bench/parse/runner (same ParseBenchmark loop).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -25,7 +26,7 @@ bench/.venv/bin/pip install -q screenplain jouvence
 #    else bench/parse/runner, which runs the same Screenplay.ParseBenchmark loop.
 SCRATCH=${SCRATCH:-.build-screenplay-release}
 SWIFT_CMD=()
-if [ -z "${REPARTO_BIN:-}" ] && swift build -c release --scratch-path "$SCRATCH" --product reparto >&2; then
+if [ -z "${REPARTO_BIN:-}" ] && [ -z "${BENCH_USE_RUNNER:-}" ] && swift build -c release --scratch-path "$SCRATCH" --product reparto >&2; then
   REPARTO_BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/reparto"
 fi
 if [ -n "${REPARTO_BIN:-}" ] && "$REPARTO_BIN" bench parse --help >/dev/null 2>&1; then
