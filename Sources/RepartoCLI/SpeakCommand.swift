@@ -9,7 +9,7 @@ public struct SpeakCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "speak",
         abstract: "Speak text into a WAV file.",
-        discussion: "Text that starts with '-' must follow '--' (reparto speak -- \"-5 degrees\"). API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or …_FILE."
+        discussion: "Text that starts with '-' goes last, after '--': reparto speak -o out.wav -- \"-5 degrees\". API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or …_FILE."
     )
 
     @Argument(help: "The text to speak ('-' reads standard input).")
@@ -41,18 +41,21 @@ public struct SpeakCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func validate() throws {
+    /// Argument checks happen in `run()` and throw `SpeakFailure`, so every error is one line
+    /// (a `ValidationError` would also print the usage).
+    func checkArguments() throws {
         if lines != nil {
-            guard outputDir != nil else { throw ValidationError("--lines needs --output-dir") }
-            guard text == nil else { throw ValidationError("give either text or --lines, not both") }
+            guard outputDir != nil else { throw SpeakFailure(message: "--lines needs --output-dir") }
+            guard text == nil else { throw SpeakFailure(message: "give either text or --lines, not both") }
         } else {
-            guard text != nil else { throw ValidationError("give the text to speak (or --lines FILE)") }
-            guard output != nil else { throw ValidationError("give the output file with -o out.wav") }
+            guard text != nil else { throw SpeakFailure(message: "give the text to speak (or --lines FILE)") }
+            guard output != nil else { throw SpeakFailure(message: "give the output file with -o out.wav") }
         }
-        guard speed > 0, speed <= 4 else { throw ValidationError("--speed must be in (0, 4]") }
+        guard speed > 0, speed <= 4 else { throw SpeakFailure(message: "--speed must be in (0, 4]") }
     }
 
     public func run() async throws {
+        try checkArguments()
         let synthesizer = SpeechSynthesizer(registry: .standard())
         let options = SynthesisOptions(speed: speed)
         let provider = try synthesizer.registry.configuredProvider(provider)

@@ -15,9 +15,10 @@ public struct SpeechSynthesizer: Sendable {
         self.chunkPause = chunkPause
     }
 
-    /// The voice used when none is given: the provider's first voice for `language` (or overall).
+    /// The voice used when none is given: the provider's first voice for `language`
+    /// (``CastingDirector/defaultLanguage`` when nil).
     public func defaultVoice(provider: any VoiceProvider, language: String?) async throws -> Voice {
-        let voices = try await provider.voices(language: language)
+        let voices = try await provider.voices(language: language ?? CastingDirector.defaultLanguage)
         guard let voice = voices.first else {
             throw SpeechError.unknownVoice("(default for \(language ?? "any language"))", provider: provider.id)
         }

@@ -110,3 +110,22 @@ import Testing
         #expect(String(decoding: out.stderr, as: UTF8.self) == "oops\n")
     }
 }
+
+@Suite struct ProcessRunnerIsolationTests {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func childSeesOnlyStandardDescriptors() async throws {
+        // Open an extra descriptor in this process; the child must not inherit it.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/status"))
+        defer { try? handle.close() }
+        let out = try await ProcessRunner.run(executable: URL(fileURLWithPath: "/bin/sh"),
+                                              arguments: ["-c", "ls /proc/$$/fd"], stdin: Data())
+        let fds = String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+        #expect(fds.sorted() == [0, 1, 2])
+    }
+
+    @Test func missingExecutableThrows() async {
+        await #expect(throws: (any Error).self) {
+            try await ProcessRunner.run(executable: URL(fileURLWithPath: "/nonexistent/tool"), arguments: [], stdin: Data())
+        }
+    }
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Speech benchmark: the same ~200 lines through Reparto vs espeak-ng called directly, on one core.
 #
-#   bench/speech/run.sh [LINES]        (default 200; CONFIG=release for an optimized build)
+#   bench/speech/run.sh [LINES]        (default 200; CONFIG=release for an optimized build;
+#                                        REPARTO_BIN=path to use an existing binary)
 #
 # Three measurements, each pinned to CPU 0 with taskset:
 #   1. shell:   a bash loop running `espeak-ng --stdout -v en-us` once per line, WAV to a file
@@ -18,8 +19,12 @@ VOICE="${VOICE:-en-us}"
 PIN=(taskset -c 0)
 command -v taskset >/dev/null || PIN=()
 
-swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product reparto >/dev/null
-BIN="$SCRATCH/$CONFIG/reparto"
+if [[ -n "${REPARTO_BIN:-}" ]]; then
+  BIN="$REPARTO_BIN"                       # an already built reparto (or stand-in with the same commands)
+else
+  swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product reparto >/dev/null
+  BIN="$SCRATCH/$CONFIG/reparto"
+fi
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
