@@ -26,6 +26,13 @@ public struct FailJob: JobParameters {
         self.succeedOnAttempt = succeedOnAttempt
         self.permanent = permanent
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        message = try container.decodeIfPresent(String.self, forKey: .message) ?? "deliberate failure"
+        succeedOnAttempt = try container.decodeIfPresent(Int.self, forKey: .succeedOnAttempt)
+        permanent = try container.decodeIfPresent(Bool.self, forKey: .permanent) ?? false
+    }
 }
 
 /// The result of a `fail` job once it stops failing.

@@ -28,10 +28,10 @@ public final class Coordinator: Service, Sendable {
     private let logger: Logger
     private let thread = OwnedThread(name: "reparto-coordinator")
 
-    public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, plans: [any ProductionPlan] = [],
-                settings: CoordinatorSettings = CoordinatorSettings(), logger: Logger) {
+    public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, namespace: String = "",
+                plans: [any ProductionPlan] = [], settings: CoordinatorSettings = CoordinatorSettings(), logger: Logger) {
         self.postgres = postgres
-        self.relay = OutboxRelay(postgres: postgres, amqp: amqp, logger: logger)
+        self.relay = OutboxRelay(postgres: postgres, amqp: amqp, namespace: namespace, logger: logger)
         var table: [String: any ProductionPlan] = ["batch": BatchPlan()]
         for plan in plans { table[plan.name] = plan }
         self.plans = table

@@ -8,7 +8,13 @@ public struct JobKindDefinition: Sendable {
     /// Seconds one attempt may run.
     public let timeout: Double
     public let retryPolicy: RetryPolicy
+    let decode: @Sendable (Data) throws -> Void
     let run: @Sendable (Data, JobContext) async throws -> Data?
+
+    /// Throws ``JobError/invalidParameters(kind:reason:)`` when `json` does not decode as this kind's parameters.
+    public func validate(parameters json: Data) throws {
+        try decode(json)
+    }
 }
 
 /// The job kinds a worker can run. Users register their own kinds next to the built-in ones.
@@ -37,13 +43,16 @@ public final class JobRegistry: Sendable {
         _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(),
         handler: @escaping @Sendable (P, JobContext) async throws -> R
     ) {
-        let definition = JobKindDefinition(kind: P.kind, queue: P.queue, timeout: timeout, retryPolicy: retryPolicy) { data, context in
-            let parameters: P
+        let decode: @Sendable (Data) throws -> P = { data in
             do {
-                parameters = try JSONDecoder.jobs.decode(P.self, from: data)
+                return try JSONDecoder.jobs.decode(P.self, from: data)
             } catch {
                 throw JobError.invalidParameters(kind: P.kind, reason: DecodingErrorText.describe(error))
             }
+        }
+        let definition = JobKindDefinition(kind: P.kind, queue: P.queue, timeout: timeout, retryPolicy: retryPolicy,
+                                           decode: { _ = try decode($0) }) { data, context in
+            let parameters = try decode(data)
             let result = try await handler(parameters, context)
             if result is EmptyResult { return nil }
             return try JSONEncoder.jobs.encode(result)
@@ -70,11 +79,6 @@ public final class JobRegistry: Sendable {
     /// The queues the registered kinds use.
     public var queues: [String] { Array(Set(definitions.map(\.queue))).sorted() }
 
-    /// Checks that `json` decodes as the parameters of `kind` (the CLI validates before enqueueing).
-    public func validate(kind: String, parameters json: Data) async throws {
-        guard definition(for: kind) != nil else { throw JobError.unknownKind(kind) }
-        _ = try JSONSerialization.jsonObject(with: json)
-    }
 }
 
 struct EmptyResult: Codable, Sendable {}

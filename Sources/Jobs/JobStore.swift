@@ -57,6 +57,11 @@ enum JobStore {
         guard !requests.isEmpty else { return [] }
         let productions = Set(requests.compactMap(\.options.productionID))
         if !productions.isEmpty {
+            // A finished batch takes more jobs (it reopens); a cancelled one or a pipeline run does not.
+            try connection.query("""
+                UPDATE productions SET state = 'running', finished_at = NULL, updated_at = now()
+                WHERE id = ANY($1::uuid[]) AND plan = 'batch' AND state IN ('completed', 'completed_with_failures')
+                """, [Array(productions)])
             let rows = try connection.query(
                 "SELECT id, state FROM productions WHERE id = ANY($1::uuid[]) FOR SHARE", [Array(productions)])
             for row in rows where row.string("state") != "running" {

@@ -15,7 +15,15 @@ public enum JobTopology {
     public static let deadExchange = "reparto.dead"
     public static let deadQueue = "reparto.dead"
 
-    public static func queueName(_ queue: String) -> String { "reparto.q.\(queue)" }
+    /// The routing key of a queue: the queue name, prefixed by the namespace when there is one.
+    /// Namespaces let several clusters (or test runs) share one broker without sharing queues.
+    public static func routingKey(_ queue: String, namespace: String) -> String {
+        namespace.isEmpty ? queue : "\(namespace).\(queue)"
+    }
+
+    public static func queueName(_ queue: String, namespace: String) -> String {
+        "reparto.q.\(routingKey(queue, namespace: namespace))"
+    }
 
     /// Declares the exchanges and the dead-letter queue.
     @available(*, noasync)
@@ -28,12 +36,12 @@ public enum JobTopology {
 
     /// Declares one work queue and binds it.
     @available(*, noasync)
-    public static func declare(queue: String, on connection: AMQPConnection) throws {
-        let name = queueName(queue)
+    public static func declare(queue: String, namespace: String, on connection: AMQPConnection) throws {
+        let name = queueName(queue, namespace: namespace)
         try connection.declareQueue(name, durable: true, arguments: [
             "x-max-priority": .long(9),
             "x-dead-letter-exchange": .string(deadExchange),
         ])
-        try connection.bindQueue(name, exchange: exchange, routingKey: queue)
+        try connection.bindQueue(name, exchange: exchange, routingKey: routingKey(queue, namespace: namespace))
     }
 }

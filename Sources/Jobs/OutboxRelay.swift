@@ -17,9 +17,12 @@ public final class OutboxRelay: Sendable {
     private let amqp: AMQPConfiguration
     private let logger: Logger
     private let batchSize: Int
+    private let namespace: String
     private let thread = OwnedThread(name: "reparto-outbox-relay")
 
-    public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, logger: Logger, batchSize: Int = 1000) {
+    public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, namespace: String = "", logger: Logger,
+                batchSize: Int = 1000) {
+        self.namespace = namespace
         self.postgres = postgres
         self.amqp = amqp
         self.logger = logger
@@ -58,11 +61,11 @@ public final class OutboxRelay: Sendable {
                         guard !entries.isEmpty else { return 0 }
                         for entry in entries {
                             if !declared.contains(entry.queue) {
-                                try JobTopology.declare(queue: entry.queue, on: mq)
+                                try JobTopology.declare(queue: entry.queue, namespace: namespace, on: mq)
                                 declared.insert(entry.queue)
                             }
                             try mq.publish(AMQPOutgoingMessage(
-                                exchange: JobTopology.exchange, routingKey: entry.queue,
+                                exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
                                 body: Array(entry.id.uuidString.lowercased().utf8),
                                 properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
                                                                   messageID: entry.id.uuidString.lowercased(), type: entry.kind)))

@@ -20,9 +20,12 @@ public struct WorkerSettings: Sendable {
     public var drainTimeout: Double
     /// Run an outbox relay in this process too (relays share the work safely).
     public var runsRelay: Bool
+    /// Prefix of queue names and routing keys, so clusters can share a broker (empty: none).
+    public var namespace: String
 
     public init(queues: [String] = ["default"], concurrency: Int = 16, prefetch: Int = 200,
-                heartbeatInterval: Double = 2, drainTimeout: Double = 30, runsRelay: Bool = true) {
+                heartbeatInterval: Double = 2, drainTimeout: Double = 30, runsRelay: Bool = true, namespace: String = "") {
+        self.namespace = namespace
         self.queues = queues
         self.concurrency = max(1, concurrency)
         self.prefetch = max(prefetch, concurrency)
@@ -83,14 +86,16 @@ public final class Worker: Service, Sendable {
                                       heartbeatInterval: settings.heartbeatInterval)
         self.identity = identity
         let queues = settings.queues
+        let namespace = settings.namespace
         consumer = AMQPConsumer(
             configuration: amqp,
-            settings: .init(queues: queues.map(JobTopology.queueName), prefetch: settings.prefetch) { connection in
+            settings: .init(queues: queues.map { JobTopology.queueName($0, namespace: namespace) }, prefetch: settings.prefetch) { connection in
                 try JobTopology.declareBase(on: connection)
-                for queue in queues { try JobTopology.declare(queue: queue, on: connection) }
+                for queue in queues { try JobTopology.declare(queue: queue, namespace: namespace, on: connection) }
             },
             logger: logger)
-        relay = settings.runsRelay ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, logger: logger) : nil
+        relay = settings.runsRelay
+            ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, namespace: namespace, logger: logger) : nil
         semaphore = AsyncSemaphore(settings.concurrency)
         // Batchers call back into self, which does not exist yet: they reach it through a box.
         let box = WorkerBox()
@@ -160,17 +165,18 @@ public final class Worker: Service, Sendable {
     // MARK: running handlers
 
     private func start(_ job: ClaimedJob, delivery: AMQPDelivery) {
-        let task = Task {
-            await semaphore.acquire()
-            defer { semaphore.release() }
-            let outcome = await execute(job)
-            state.withLock { state in
-                state.running[job.id] = nil
-                state.cancelRequested.remove(job.id)
-            }
-            completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind))
-        }
+        // The task is created under the lock, so it is registered before its own cleanup can run.
         state.withLock { state in
+            let task = Task {
+                await semaphore.acquire()
+                defer { semaphore.release() }
+                let outcome = await execute(job)
+                self.state.withLock { state in
+                    state.running[job.id] = nil
+                    state.cancelRequested.remove(job.id)
+                }
+                completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind))
+            }
             state.running[job.id] = task
             if state.draining { task.cancel() }
         }

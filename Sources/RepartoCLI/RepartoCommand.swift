@@ -5,7 +5,21 @@ public struct RepartoCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "reparto",
         abstract: "A job cluster that turns scripts and documents into data and media.",
-        subcommands: [ParseCommand.self, VoicesCommand.self, SpeakCommand.self]
+        subcommands: [MigrateCommand.self, WorkerCommand.self, CoordinatorCommand.self, EnqueueCommand.self,
+                      StatusCommand.self, CancelCommand.self, RetryCommand.self, BenchCommand.self,
+                      ParseCommand.self, VoicesCommand.self, SpeakCommand.self]
     )
     public init() {}
+}
+
+/// The executable's entry point, as a protocol so the async `main` is the one that runs.
+public protocol AsyncParsableCommandEntry {
+    static func runMain() async
+}
+
+extension RepartoCommand: AsyncParsableCommandEntry {
+    public static func runMain() async {
+        let entry: any AsyncParsableCommand.Type = RepartoCommand.self
+        await entry.main()
+    }
 }

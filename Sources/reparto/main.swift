@@ -1,3 +1,5 @@
 import RepartoCLI
 
-await RepartoCommand.main()
+// Keep the executable thin: everything lives in RepartoCLI, which tests can drive directly.
+let command: any AsyncParsableCommandEntry.Type = RepartoCommand.self
+await command.runMain()

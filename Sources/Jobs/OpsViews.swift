@@ -1,0 +1,24 @@
+import Postgres
+
+/// The operations views (`ops.*`), read as generic tables for `reparto status` and dashboards.
+public enum OpsView: String, CaseIterable, Sendable {
+    case queueOverview = "queue_overview"
+    case productionProgress = "production_progress"
+    case workers
+    case recentFailures = "recent_failures"
+    case throughput
+
+    /// The view's rows (most recent or most relevant first), capped at `limit`.
+    public func rows(limit: Int = 50, on client: PostgresClient) async throws -> PostgresResult {
+        let order: String
+        switch self {
+        case .queueOverview: order = "ORDER BY kind"
+        case .productionProgress: order = "ORDER BY started_at DESC"
+        case .workers: order = "ORDER BY status, heartbeat_at DESC"
+        case .recentFailures: order = "ORDER BY finished_at DESC"
+        case .throughput: order = "ORDER BY minute DESC, kind"
+        }
+        // The view name comes from this enum, never from input.
+        return try await client.query("SELECT * FROM ops.\(rawValue) \(order) LIMIT $1", [limit])
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+/// `reparto bench`: benchmarks (jobs end to end by default; parse and speech too).
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Benchmarks: job throughput and latency, parsing, speech.",
+        subcommands: [BenchJobsCommand.self, BenchParseCommand.self, BenchSpeechCommand.self],
+        defaultSubcommand: BenchJobsCommand.self)
+}

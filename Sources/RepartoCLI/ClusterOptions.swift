@@ -1,0 +1,120 @@
+import AMQP
+import ArgumentParser
+import Foundation
+import Jobs
+import Logging
+import Postgres
+
+/// Where the cluster is: RabbitMQ and PostgreSQL URLs, from flags, the environment, or an env file.
+///
+/// Passwords never travel on the command line: a URL given as a flag must not contain one; it
+/// comes from `REPARTO_AMQP_PASSWORD` / `REPARTO_DATABASE_PASSWORD`, from the URL in the
+/// environment, or from the env file (`.reparto/env`, written by `scripts/services up`).
+struct ClusterOptions: ParsableArguments {
+    @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).")
+    var amqpURL: String?
+
+    @Option(name: .long, help: "PostgreSQL URL without password (default: $REPARTO_DATABASE_URL).")
+    var databaseURL: String?
+
+    @Option(name: .long, help: "File of KEY=VALUE lines read when a variable is not set (default: .reparto/env if present).")
+    var envFile: String?
+
+    @Option(name: .long, help: "Queue namespace, so several clusters can share a broker (default: $REPARTO_NAMESPACE or none).")
+    var namespace: String?
+
+    var resolvedNamespace: String { namespace ?? environment["REPARTO_NAMESPACE"] ?? "" }
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        for (flag, value) in [("--amqp-url", amqpURL), ("--database-url", databaseURL)] {
+            if let value, let components = URLComponents(string: value), components.password != nil {
+                throw ValidationError("\(flag) must not contain a password: set it in REPARTO_AMQP_PASSWORD / REPARTO_DATABASE_PASSWORD or the env file")
+            }
+        }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown log level '\(logLevel)'") }
+    }
+
+    var environment: EnvironmentValues { EnvironmentValues(envFile: envFile) }
+
+    func amqpConfiguration() throws -> AMQPConfiguration {
+        let env = environment
+        guard let url = amqpURL ?? env["REPARTO_AMQP_URL"] else {
+            throw CLIError("REPARTO_AMQP_URL is not set (run scripts/services up, or pass --amqp-url)")
+        }
+        var configuration = try AMQPConfiguration(url: url)
+        if let password = env["REPARTO_AMQP_PASSWORD"] { configuration.password = password }
+        return configuration
+    }
+
+    func postgresConfiguration(applicationName: String = "reparto") throws -> PostgresConfiguration {
+        let env = environment
+        guard let url = databaseURL ?? env["REPARTO_DATABASE_URL"] else {
+            throw CLIError("REPARTO_DATABASE_URL is not set (run scripts/services up, or pass --database-url)")
+        }
+        var configuration = try PostgresConfiguration(url: url)
+        if let password = env["REPARTO_DATABASE_PASSWORD"] { configuration.password = password }
+        configuration.applicationName = applicationName
+        return configuration
+    }
+
+    func makeLogger(_ label: String) -> Logger {
+        LoggingSetup.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
+        return Logger(label: label)
+    }
+
+    /// Runs `body` with a connected pool and shuts the pool down afterwards, success or not.
+    func withPostgres<T>(maxConnections: Int = 2, logger: Logger, _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let postgres = try await connectPostgres(maxConnections: maxConnections, logger: logger)
+        do {
+            let value = try await body(postgres)
+            await postgres.shutdown()
+            return value
+        } catch {
+            await postgres.shutdown()
+            throw error
+        }
+    }
+
+    /// A pool that fails fast with one clear line when the database cannot be reached.
+    func connectPostgres(maxConnections: Int = 4, logger: Logger) async throws -> PostgresClient {
+        let client = PostgresClient(configuration: try postgresConfiguration(), maxConnections: maxConnections, logger: logger)
+        do {
+            _ = try await client.query("SELECT 1")
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        return client
+    }
+}
+
+/// Environment variables, with an env file as fallback.
+struct EnvironmentValues {
+    private let file: [String: String]
+
+    init(envFile: String?) {
+        let path = envFile ?? ".reparto/env"
+        var values: [String: String] = [:]
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                guard let eq = line.firstIndex(of: "=") else { continue }
+                values[String(line[..<eq]).trimmingCharacters(in: .whitespaces)] = String(line[line.index(after: eq)...])
+            }
+        }
+        file = values
+    }
+
+    subscript(name: String) -> String? {
+        if let value = ProcessInfo.processInfo.environment[name], !value.isEmpty { return value }
+        return file[name]
+    }
+}
+
+/// A failure the CLI reports as one line.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Jobs
+
+/// Parses a job or production id (a UUID, or a production name given to `enqueue --production`).
+private func parseID(_ text: String) -> UUID {
+    UUID(uuidString: text) ?? ProductionName.id(for: text)
+}
+
+/// `reparto cancel ID`: cancels a production or a job.
+struct CancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel", abstract: "Cancel a production or job: waiting work is dropped, running work stops, finished results stay.")
+
+    @OptionGroup var cluster: ClusterOptions
+    @Argument(help: "Production or job id (or production name).") var id: String
+
+    func run() async throws {
+        let logger = cluster.makeLogger("reparto.cancel")
+        try await cluster.withPostgres(logger: logger) { postgres in
+            try await JobClient(postgres: postgres).cancel(parseID(id))
+        }
+        print("cancelled \(id)")
+    }
+}
+
+/// `reparto retry ID`: queues dead or cancelled jobs again.
+struct RetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry", abstract: "Run the dead or cancelled jobs of a production (or one job) again.")
+
+    @OptionGroup var cluster: ClusterOptions
+    @Argument(help: "Production or job id (or production name).") var id: String
+
+    func run() async throws {
+        let logger = cluster.makeLogger("reparto.retry")
+        let count = try await cluster.withPostgres(logger: logger) { postgres in
+            try await JobClient(postgres: postgres).retry(parseID(id))
+        }
+        print("requeued \(count) job\(count == 1 ? "" : "s")")
+    }
+}
