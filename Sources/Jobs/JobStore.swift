@@ -57,13 +57,15 @@ enum JobStore {
         guard !requests.isEmpty else { return [] }
         let productions = Set(requests.compactMap(\.options.productionID))
         if !productions.isEmpty {
-            // A finished batch takes more jobs (it reopens); a cancelled one or a pipeline run does not.
+            // Lock first (a coordinator finishing the production waits, then sees these jobs), then
+            // reopen a finished batch; a cancelled production or a finished pipeline run takes no jobs.
+            try connection.query("SELECT id FROM productions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
+                                 [Array(productions)])
             try connection.query("""
                 UPDATE productions SET state = 'running', finished_at = NULL, updated_at = now()
                 WHERE id = ANY($1::uuid[]) AND plan = 'batch' AND state IN ('completed', 'completed_with_failures')
                 """, [Array(productions)])
-            let rows = try connection.query(
-                "SELECT id, state FROM productions WHERE id = ANY($1::uuid[]) FOR SHARE", [Array(productions)])
+            let rows = try connection.query("SELECT id, state FROM productions WHERE id = ANY($1::uuid[])", [Array(productions)])
             for row in rows where row.string("state") != "running" {
                 throw RepartoError.invalidState("production \(row.string("id") ?? "?") is \(row.string("state") ?? "?"); it takes no new jobs")
             }

@@ -1,0 +1,221 @@
+import AMQP
+import Foundation
+import Jobs
+import Postgres
+import RepartoTestSupport
+import Testing
+
+/// Parameters for a test kind whose effect is committed with its completion.
+struct RecordJob: JobParameters {
+    static let kind = "test.record"
+    var value: Int
+}
+
+/// A two-stage plan: stage "a" fans out, stage "b" runs once "a" is done, then the production ends.
+struct TwoStagePlan: ProductionPlan {
+    var name: String { "test.two-stage" }
+    func advance(_ production: ProductionSnapshot, on connection: PostgresConnection) throws -> StageDecision {
+        if production.stage == "a" {
+            return .next(stage: "b", jobs: try (0..<10).map { _ in try JobRequest(NoopJob()) })
+        }
+        return .finish
+    }
+}
+
+@Suite("Job runtime against RabbitMQ and PostgreSQL", .serialized, .timeLimit(.minutes(3)))
+struct ClusterTests {
+    @Test func jobsRunAndResultsAreKept() async throws {
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker()
+        let coordinator = cluster.startCoordinator()
+        let production = try await cluster.client.createProduction(name: "basic")
+        let options = JobOptions(productionID: production)
+        try await cluster.client.enqueue((0..<200).map { _ in try JobRequest(NoopJob(), options: options) })
+        let flaky = try await cluster.client.enqueue(FailJob(message: "flaky", succeedOnAttempt: 3), options: options)
+        let progress = try await cluster.client.awaitProduction(production, timeout: 60)
+        #expect(progress.state == "completed")
+        #expect(progress.succeeded == 201)
+        let record = try await cluster.client.job(flaky)
+        #expect(record.state == .succeeded)
+        #expect(record.attempts == 3)
+        #expect(try record.decodeResult(FailJobResult.self)?.succeededOnAttempt == 3)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE publish_pending") == 0)
+        try await worker.stop()
+        try await coordinator.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func retriesWithBackoffThenDeadLetters() async throws {
+        let cluster = try await TestCluster.make()
+        let amqp = cluster.amqp
+        let before = try await onOwnThread { try Self.deadLetterCount(amqp) }
+        let worker = cluster.startWorker()
+        let id = try await cluster.client.enqueue(FailJob(message: "always broken"), options: JobOptions(maxAttempts: 3))
+        let permanent = try await cluster.client.enqueue(FailJob(message: "cannot work", permanent: true))
+        let dead = try await cluster.client.awaitJob(id, timeout: 60)
+        #expect(dead.state == .dead)
+        #expect(dead.attempts == 3)
+        #expect(dead.lastError?.contains("always broken") == true)
+        #expect(dead.lastError?.contains("gave up after 3 attempts") == true)
+        let fast = try await cluster.client.awaitJob(permanent, timeout: 30)
+        #expect(fast.state == .dead)
+        #expect(fast.attempts == 1)
+        // Both messages were rejected into the dead-letter queue (dead-lettering is asynchronous in the broker).
+        try await cluster.wait(for: "dead letters") { try await onOwnThread { try Self.deadLetterCount(amqp) } >= before + 2 }
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func idempotencyKeyReturnsTheFirstJob() async throws {
+        let cluster = try await TestCluster.make()
+        let first = try await cluster.client.enqueue(NoopJob(), options: JobOptions(idempotencyKey: "same"))
+        let second = try await cluster.client.enqueue(NoopJob(), options: JobOptions(idempotencyKey: "same"))
+        #expect(first == second)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs") == 1)
+        await cluster.shutdown()
+    }
+
+    @Test func effectsCommitWithTheCompletionAndCallerTransactionsAreRespected() async throws {
+        let cluster = try await TestCluster.make()
+        _ = try await cluster.postgres.query("CREATE TABLE test_records (job_id uuid PRIMARY KEY, value int NOT NULL)")
+        let registry = JobRegistry.withBuiltins()
+        registry.register(RecordJob.self) { parameters, context in
+            let id = context.jobID
+            context.transactional { connection in
+                try connection.query("INSERT INTO test_records (job_id, value) VALUES ($1, $2)", [id, parameters.value])
+            }
+        }
+        // A job enqueued in a transaction that rolls back never exists.
+        struct Rollback: Error {}
+        await #expect(throws: Rollback.self) {
+            try await cluster.postgres.withTransaction { connection in
+                try JobClient.enqueue([try JobRequest(RecordJob(value: -1))], in: connection)
+                throw Rollback()
+            }
+        }
+        let worker = cluster.startWorker(registry: registry)
+        let ids = try await cluster.client.enqueue((1...50).map { try JobRequest(RecordJob(value: $0)) })
+        for id in ids { _ = try await cluster.client.awaitJob(id, timeout: 30) }
+        #expect(try await cluster.count("SELECT count(*) AS n FROM test_records") == 50)
+        #expect(try await cluster.count("SELECT sum(value)::int AS n FROM test_records") == 1275)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs") == 50)
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func cancellationKeepsFinishedResults() async throws {
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker(concurrency: 4, drainTimeout: 1)
+        let coordinator = cluster.startCoordinator()
+        let production = try await cluster.client.createProduction(name: "cancel me")
+        let options = JobOptions(productionID: production)
+        try await cluster.client.enqueue((0..<5).map { _ in try JobRequest(NoopJob(), options: options) })
+        try await cluster.wait(for: "the quick jobs") { try await cluster.client.progress(production).succeeded == 5 }
+        try await cluster.client.enqueue((0..<20).map { _ in try JobRequest(SleepJob(seconds: 30), options: options) })
+        try await cluster.wait(for: "sleepers to start") { try await cluster.client.progress(production).running >= 1 }
+        try await cluster.client.cancel(production)
+        try await cluster.wait(for: "running jobs to stop") {
+            let progress = try await cluster.client.progress(production)
+            return progress.running == 0 && progress.queued == 0
+        }
+        let progress = try await cluster.client.progress(production)
+        #expect(progress.state == "cancelled")
+        #expect(progress.succeeded == 5)
+        #expect(progress.cancelled == 20)
+        try await worker.stop()
+        try await coordinator.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func twoCoordinatorsAdvanceAStageExactlyOnce() async throws {
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker()
+        let coordinators = [cluster.startCoordinator(plans: [TwoStagePlan()]), cluster.startCoordinator(plans: [TwoStagePlan()])]
+        let production = try await cluster.client.createProduction(name: "stages", plan: "test.two-stage", stage: "a")
+        try await cluster.client.enqueue((0..<50).map { _ in try JobRequest(NoopJob(), options: JobOptions(productionID: production, stage: "a")) })
+        let progress = try await cluster.client.awaitProduction(production, timeout: 60)
+        #expect(progress.state == "completed")
+        #expect(progress.total == 60)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE stage = 'b'") == 10)
+        for coordinator in coordinators { try await coordinator.stop() }
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func killedWorkerLosesNothingAndAppliesNothingTwice() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.installSuccessLog()
+        let coordinator = cluster.startCoordinator()
+        let victim = try RepartoProcess.start(["worker", "--heartbeat", "0.3", "--concurrency", "8", "--prefetch", "32"],
+                                              environment: cluster.processEnvironment())
+        let ids = try await cluster.client.enqueue((0..<300).map { _ in try JobRequest(SleepJob(seconds: 0.02)) })
+        try await cluster.wait(for: "the victim to finish some jobs") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") >= 30
+        }
+        kill(victim.processIdentifier, SIGKILL)
+        await RepartoProcess.waitForExit(victim)
+        let survivor = cluster.startWorker()
+        try await cluster.wait(timeout: 90, for: "every job to finish") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
+        }
+        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
+        #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
+        try await survivor.stop()
+        try await coordinator.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func sigtermDrainsAndExitsCleanly() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.installSuccessLog()
+        let worker = try RepartoProcess.start(["worker", "--heartbeat", "0.3", "--concurrency", "4", "--drain-timeout", "10"],
+                                              environment: cluster.processEnvironment())
+        let ids = try await cluster.client.enqueue((0..<12).map { _ in try JobRequest(SleepJob(seconds: 0.5)) })
+        try await cluster.wait(for: "jobs to start") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'running'") >= 1
+        }
+        kill(worker.processIdentifier, SIGTERM)
+        await RepartoProcess.waitForExit(worker)
+        #expect(worker.terminationStatus == 0)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'running'") == 0)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM workers WHERE stopped_at IS NOT NULL") == 1)
+        let next = cluster.startWorker()
+        try await cluster.wait(for: "the rest to finish") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
+        }
+        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
+        try await next.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func migrationsAreIdempotentLockedAndGuardedAgainstEdits() async throws {
+        let cluster = try await TestCluster.make() // already migrated once
+        let migrations = try Migrator.load(directory: TestEnvironment.repositoryRoot.appendingPathComponent("migrations"))
+        let configuration = cluster.postgresConfiguration
+        // Two migrators at once, on their own connections: both succeed, nothing is applied twice.
+        async let first = onOwnThread { try Self.migrateOnce(migrations, configuration) }
+        async let second = onOwnThread { try Self.migrateOnce(migrations, configuration) }
+        #expect(try await first + second == 0)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM schema_migrations") == migrations.count)
+        var edited = migrations
+        edited[0] = Migration(version: migrations[0].version, name: migrations[0].name, sql: migrations[0].sql + "\n-- edited")
+        let tampered = edited
+        await #expect(throws: MigrationError.edited(version: migrations[0].version, name: migrations[0].name)) {
+            try await cluster.postgres.withConnection { try Migrator.migrate(tampered, on: $0) }
+        }
+        await cluster.shutdown()
+    }
+
+    static func migrateOnce(_ migrations: [Migration], _ configuration: PostgresConfiguration) throws -> Int {
+        let connection = try PostgresConnection.connect(configuration)
+        defer { connection.close() }
+        return try Migrator.migrate(migrations, on: connection).count
+    }
+
+    static func deadLetterCount(_ amqp: AMQPConfiguration) throws -> Int {
+        let connection = try AMQPConnection.connect(amqp)
+        defer { connection.close() }
+        try JobTopology.declareBase(on: connection)
+        return try connection.messageCount(JobTopology.deadQueue)
+    }
+}
