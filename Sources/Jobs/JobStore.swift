@@ -79,7 +79,10 @@ enum JobStore {
             INSERT INTO jobs (id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key,
                               production_id, stage, run_after)
             SELECT u.id, u.kind, u.queue, u.params, u.priority, u.max_attempts, u.timeout_ms, u.idempotency_key,
-                   u.production_id, u.stage, coalesce(u.run_after, now())
+                   u.production_id,
+                   -- A production's job without a stage belongs to the production's current stage.
+                   coalesce(u.stage, (SELECT p.stage FROM productions p WHERE p.id = u.production_id)),
+                   coalesce(u.run_after, now())
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::int2[], $6::int4[], $7::int4[], $8::text[],
                         $9::uuid[], $10::text[], $11::timestamptz[])
                  AS u(id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key, production_id, stage, run_after)
