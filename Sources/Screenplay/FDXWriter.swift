@@ -28,10 +28,9 @@ public struct FDXWriter: Sendable {
                 continue
             }
             // Dual dialogue: wrap the previous cue's block and this one.
-            if e.type == .character && e.dual != true, let end = dualPairEnd(elements, from: k) {
+            if e.type == .character && e.dual != true && dualPairEnd(elements, from: k) != nil {
                 out += "    <DualDialogue>\n"
                 dualOpen = true
-                _ = end
             }
             var attributes: [(String, String)] = []
             if pendingPageBreak { attributes.append(("StartsNewPage", "Yes")); pendingPageBreak = false }
@@ -68,7 +67,7 @@ public struct FDXWriter: Sendable {
             case .pageBreak: break
             }
             k += 1
-            if dualOpen && !(k < elements.count && (elements[k].type == .parenthetical || elements[k].type == .dialogue
+            if dualOpen && !(k < elements.count && (Self.continuesSpeech(elements[k].type)
                                                      || (elements[k].type == .character && elements[k].dual == true))) {
                 out += "    </DualDialogue>\n"
                 dualOpen = false
@@ -99,9 +98,14 @@ public struct FDXWriter: Sendable {
     /// If the cue at `k` is followed (after its block) by a dual cue, the index after the pair.
     func dualPairEnd(_ elements: [Element], from k: Int) -> Int? {
         var j = k + 1
-        while j < elements.count && (elements[j].type == .parenthetical || elements[j].type == .dialogue) { j += 1 }
+        while j < elements.count && Self.continuesSpeech(elements[j].type) { j += 1 }
         guard j < elements.count, elements[j].type == .character, elements[j].dual == true else { return nil }
         return j
+    }
+
+    /// Elements that belong to the speech block of the preceding cue.
+    static func continuesSpeech(_ type: ElementType) -> Bool {
+        type == .parenthetical || type == .dialogue || type == .comment || type == .boneyard
     }
 
     func paragraph(type: String, attributes: [(String, String)], body: String) -> String {

@@ -62,3 +62,46 @@ struct RoundTripTests {
         #expect(again.elements.map(\.text) == ["Note: the door is open."])
     }
 }
+
+@Suite("Writer edge cases")
+struct WriterEdgeCaseTests {
+    static let tricky = ScreenplayDocument(format: .fountain, titlePage: [TitlePageEntry(key: "Title", values: ["A & <B>"])], elements: [
+        Element(type: .pageBreak, text: ""),
+        Element(type: .pageBreak, text: ""),
+        Element(type: .sceneHeading, text: "INT. \"QUOTES\" & <TAGS> - DAY", sceneNumber: "4B"),
+        Element(type: .synopsis, text: "Into the summary."),
+        Element(type: .synopsis, text: "A second synopsis."),
+        Element(type: .character, text: "ANN", name: "ANN"),
+        Element(type: .comment, text: "between cue and line"),
+        Element(type: .dialogue, text: "One.\n\nTwo."),
+        Element(type: .character, text: "BEN (O.S.)", name: "BEN", extension: "O.S.", dual: true),
+        Element(type: .parenthetical, text: "(softly)"),
+        Element(type: .dialogue, text: "Three."),
+        Element(type: .sectionHeading, text: "Part", level: 1),
+        Element(type: .sectionHeading, text: "Act", level: 2),
+        Element(type: .boneyard, text: "hidden\n\nstuff"),
+        Element(type: .action, text: "    indented\n**bold** and _under_"),
+        Element(type: .pageBreak, text: ""),
+    ])
+
+    static var expected: [Element] {
+        var doc = tricky
+        doc.renumber()
+        return doc.elements
+    }
+
+    @Test func fdxWriterEdgeCases() throws {
+        let xml = FDXWriter().write(Self.tricky)
+        #expect(xml.contains("<DualDialogue>"))
+        #expect(xml.contains("<SceneProperties><Summary>"))
+        let again = try FDXParser().parse(xml)
+        #expect(again.elements == Self.expected)
+        #expect(again.titlePage == Self.tricky.titlePage)
+    }
+
+    @Test func fountainWriterEdgeCases() {
+        let again = FountainParser().parse(FountainWriter().write(Self.tricky))
+        #expect(again.elements == Self.expected)
+        #expect(again.titlePage == Self.tricky.titlePage)
+    }
+}
