@@ -2,6 +2,9 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Speech
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `reparto bench speech [--lines FILE] [--count N] [--rounds R]`: synthesizes the same lines
 /// through Reparto's `EspeakProvider` and by running `espeak-ng` directly (one `Process` per
@@ -39,25 +42,38 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
         guard provider.isConfigured else { throw SpeechError.notConfigured(provider: provider.id, hint: provider.configurationHint) }
         _ = try await provider.synthesize(text: "warm up", voice: voice, language: nil, options: .standard)  // voice list cached
 
-        var direct: [Double] = [], reparto: [Double] = []
+        var direct: [Double] = [], reparto: [Double] = [], directCPU: [Double] = [], repartoCPU: [Double] = []
         var directBytes = 0, repartoBytes = 0
-        for _ in 0..<rounds {
-            let t0 = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds {  // alternate the sides so load changes hit both
+            let c0 = Self.cpuSeconds(), t0 = DispatchTime.now().uptimeNanoseconds
             directBytes = try await Self.runDirect(executable: provider.executable, voice: voice, texts: texts)
-            let t1 = DispatchTime.now().uptimeNanoseconds
+            let c1 = Self.cpuSeconds(), t1 = DispatchTime.now().uptimeNanoseconds
             repartoBytes = 0
             for text in texts {
                 repartoBytes += try await provider.synthesize(text: text, voice: voice, language: nil, options: .standard).data.count
             }
-            let t2 = DispatchTime.now().uptimeNanoseconds
+            let c2 = Self.cpuSeconds(), t2 = DispatchTime.now().uptimeNanoseconds
             direct.append(Double(t1 - t0) / 1e9)
             reparto.append(Double(t2 - t1) / 1e9)
+            directCPU.append(c1 - c0)
+            repartoCPU.append(c2 - c1)
         }
-        let d = direct.sorted()[rounds / 2], r = reparto.sorted()[rounds / 2]
-        print("lines\t\(texts.count)")
-        print("direct_s\t\(String(format: "%.3f", d))\t(\(String(format: "%.2f", d * 1000 / Double(texts.count))) ms/line, \(directBytes) bytes)")
-        print("reparto_s\t\(String(format: "%.3f", r))\t(\(String(format: "%.2f", r * 1000 / Double(texts.count))) ms/line, \(repartoBytes) bytes)")
-        print("overhead_pct\t\(String(format: "%.1f", (r / d - 1) * 100))")
+        func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+        let d = median(direct), r = median(reparto), dc = median(directCPU), rc = median(repartoCPU)
+        let n = Double(texts.count)
+        print("lines\t\(texts.count)\trounds\t\(rounds)\t(medians; cpu = user+system incl. espeak-ng children)")
+        print("direct\twall_s\t\(String(format: "%.3f", d))\tms/line\t\(String(format: "%.2f", d * 1000 / n))\tcpu_s\t\(String(format: "%.3f", dc))\tbytes\t\(directBytes)")
+        print("reparto\twall_s\t\(String(format: "%.3f", r))\tms/line\t\(String(format: "%.2f", r * 1000 / n))\tcpu_s\t\(String(format: "%.3f", rc))\tbytes\t\(repartoBytes)")
+        print("overhead_pct\twall\t\(String(format: "%.1f", (r / d - 1) * 100))\tcpu\t\(String(format: "%.1f", (rc / dc - 1) * 100))")
+    }
+
+    /// User + system CPU seconds of this process and its reaped children.
+    static func cpuSeconds() -> Double {
+        var me = rusage(), children = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &me)
+        getrusage(RUSAGE_CHILDREN.rawValue, &children)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(me.ru_utime) + seconds(me.ru_stime) + seconds(children.ru_utime) + seconds(children.ru_stime)
     }
 
     /// The baseline: one blocking `Process` per line on a Dispatch thread, text on stdin, WAV read from stdout.

@@ -38,7 +38,6 @@ for i in range(int(sys.argv[1])):
     print(f"{subjects[i % 8]} {verbs[(i // 3) % 6]} {objects[(i // 7) % 6]}")
 PY
 
-now() { date +%s.%N; }
 shell_run() {
   mkdir -p "$WORK/shell"; local i=0
   while IFS= read -r line; do
@@ -47,21 +46,25 @@ shell_run() {
 }
 export -f shell_run; export WORK VOICE
 
+ROUNDS="${ROUNDS:-5}"
+# /usr/bin/time gives wall seconds and user+system CPU seconds including children (the espeak-ng
+# processes): CPU time is the steadier figure on a machine shared with other builds.
+measure() { /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$@" >/dev/null; awk '{printf "%s %.3f\n", $1, $2 + $3}' "$WORK/time"; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-shell_times=(); cli_times=()
-for round in 1 2 3; do
-  t0=$(now); "${PIN[@]}" bash -c shell_run; t1=$(now)
-  "${PIN[@]}" "$BIN" speak --lines "$WORK/lines.txt" --output-dir "$WORK/cli" --voice "$VOICE" --quiet; t2=$(now)
-  shell_times+=("$(echo "$t1 - $t0" | bc -l)"); cli_times+=("$(echo "$t2 - $t1" | bc -l)")
+: > "$WORK/shell.t"; : > "$WORK/cli.t"
+for ((round = 1; round <= ROUNDS; round++)); do   # alternate the two sides so load changes hit both
+  measure "${PIN[@]}" bash -c shell_run >> "$WORK/shell.t"
+  measure "${PIN[@]}" "$BIN" speak --lines "$WORK/lines.txt" --output-dir "$WORK/cli" --voice "$VOICE" --quiet >> "$WORK/cli.t"
 done
-S=$(printf '%s\n' "${shell_times[@]}" | median); C=$(printf '%s\n' "${cli_times[@]}" | median)
-echo "lines: $N  voice: $VOICE  config: $CONFIG  pinned: ${PIN[*]:-no}"
-printf 'shell loop espeak-ng : %.3f s  (%.2f ms/line)\n' "$S" "$(echo "$S * 1000 / $N" | bc -l)"
-printf 'reparto speak --lines: %.3f s  (%.2f ms/line)\n' "$C" "$(echo "$C * 1000 / $N" | bc -l)"
-printf 'overhead             : %.1f %%\n' "$(echo "($C / $S - 1) * 100" | bc -l)"
+SW=$(cut -d' ' -f1 "$WORK/shell.t" | median); SC=$(cut -d' ' -f2 "$WORK/shell.t" | median)
+CW=$(cut -d' ' -f1 "$WORK/cli.t" | median);   CC=$(cut -d' ' -f2 "$WORK/cli.t" | median)
+echo "lines: $N  voice: $VOICE  config: $CONFIG  rounds: $ROUNDS (medians)  pinned: ${PIN[*]:-no}"
+printf '%-24s wall %6.3f s (%5.2f ms/line)   cpu %6.3f s\n' "shell loop espeak-ng" "$SW" "$(echo "$SW * 1000 / $N" | bc -l)" "$SC"
+printf '%-24s wall %6.3f s (%5.2f ms/line)   cpu %6.3f s\n' "reparto speak --lines" "$CW" "$(echo "$CW * 1000 / $N" | bc -l)" "$CC"
+printf 'overhead: wall %.1f %%, cpu %.1f %%\n' "$(echo "($CW / $SW - 1) * 100" | bc -l)" "$(echo "($CC / $SC - 1) * 100" | bc -l)"
 echo "files: shell $(ls "$WORK/shell" | wc -l), reparto $(ls "$WORK/cli" | wc -l)"
 
 if "$BIN" bench speech --help >/dev/null 2>&1; then
   echo "--- in-process (reparto bench speech) ---"
-  "${PIN[@]}" "$BIN" bench speech --lines "$WORK/lines.txt" --voice "$VOICE" --rounds 3
+  "${PIN[@]}" "$BIN" bench speech --lines "$WORK/lines.txt" --voice "$VOICE" --rounds "$ROUNDS"
 fi
