@@ -11,10 +11,11 @@ import Foundation
 /// Why not Foundation's `Process`: on Linux it costs several milliseconds more per spawn (a
 /// run-loop thread, descriptor scanning), which was most of the provider's overhead over calling
 /// espeak-ng directly (see bench/speech). Here the caller's task awaits one continuation; the
-/// blocking parts run on Dispatch threads: one writes standard input (when it fits the pipe buffer,
-/// the same thread then drains standard output; larger input gets its own writer thread so the
-/// child can never stall), one drains standard error, and the stdout thread finally reaps the
-/// child with `waitpid`. Every descriptor is closed on every path.
+/// blocking parts run on one Dispatch thread: it writes standard input (larger input than the pipe
+/// buffer gets a writer thread of its own so the child can never stall), drains standard output,
+/// reaps the child with `waitpid` and reads standard error from an anonymous memory file (or, where
+/// `memfd_create` is missing, a pipe drained by a second thread). Every descriptor is closed on
+/// every path.
 ///
 /// Arguments go through `argv` without a shell; callers keep untrusted text out of them (it goes
 /// through standard input). The child gets `environ`, default signal dispositions (SIGPIPE is
@@ -50,22 +51,27 @@ enum ProcessRunner {
     static func run(executable: URL, arguments: [String], stdin: Data) async throws -> Output {
         _ = ignoreSIGPIPE
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        func closeAll() { for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) } }
-        guard makePipe(&inPipe), makePipe(&outPipe), makePipe(&errPipe) else {
+        // Standard error goes to an anonymous memory file when the kernel has them: it is read
+        // once after the child exits, saving a thread and its wake-ups per run. Otherwise a pipe.
+        let errMemory = GlibcExtras.memfdCreate.map { $0("reparto-stderr", UInt32(MFD_CLOEXEC_FLAG)) } ?? -1
+        func closeAll() { for fd in inPipe + outPipe + errPipe + [errMemory] where fd >= 0 { close(fd) } }
+        guard makePipe(&inPipe), makePipe(&outPipe), errMemory >= 0 || makePipe(&errPipe) else {
             let code = errno
             closeAll()
             throw SpawnError(path: executable.path, code: code)
         }
         let pid: pid_t
         do {
-            pid = try spawn(executable.path, arguments: arguments, stdin: inPipe[0], stdout: outPipe[1], stderr: errPipe[1])
+            pid = try spawn(executable.path, arguments: arguments, stdin: inPipe[0], stdout: outPipe[1],
+                            stderr: errMemory >= 0 ? errMemory : errPipe[1])
         } catch {
             closeAll()
             throw error
         }
         // The child has its copies; keep only our ends.
-        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
-        let writeFD = inPipe[1], readFD = outPipe[0], errFD = errPipe[0]
+        close(inPipe[0]); close(outPipe[1])
+        if errMemory < 0 { close(errPipe[1]) }
+        let writeFD = inPipe[1], readFD = outPipe[0], errFD = errMemory >= 0 ? errMemory : errPipe[0]
 
         let collector = Collector()
         let group = DispatchGroup()
@@ -96,13 +102,20 @@ enum ProcessRunner {
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 // Exit code, or 128 + signal number like a shell.
                 collector.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                if errMemory >= 0 {  // the child is gone: the memory file is complete
+                    lseek(errFD, 0, SEEK_SET)
+                    collector.stderr = readAll(errFD)
+                    close(errFD)
+                }
                 group.leave()
             }
-            group.enter()
-            queue.async {
-                collector.stderr = readAll(errFD)
-                close(errFD)
-                group.leave()
+            if errMemory < 0 {
+                group.enter()
+                queue.async {
+                    collector.stderr = readAll(errFD)
+                    close(errFD)
+                    group.leave()
+                }
             }
             group.notify(queue: queue) {
                 continuation.resume(returning: Output(status: collector.status, stdout: collector.stdout, stderr: collector.stderr))
@@ -161,13 +174,20 @@ enum ProcessRunner {
     }
 }
 
+/// `MFD_CLOEXEC` from <sys/mman.h>.
+private let MFD_CLOEXEC_FLAG: Int32 = 1
+
 /// glibc functions the Swift Glibc module does not export (they sit behind `_GNU_SOURCE`),
 /// looked up once with `dlsym`; nil where the C library lacks them.
 private enum GlibcExtras {
     typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
     typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
+    typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+
     static let pipe2: Pipe2? = symbol("pipe2")
+    /// `memfd_create` (glibc ≥ 2.27, Linux ≥ 3.17).
+    static let memfdCreate: MemfdCreate? = symbol("memfd_create")
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc ≥ 2.34).
     static let addCloseFrom: AddCloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
 
