@@ -6,7 +6,7 @@ import Glibc
 /// A tiny HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for testing the HTTP providers.
 /// One connection per request (`Connection: close`); each connection is served on its own thread.
 ///
-/// `@unchecked Sendable`: the only mutable state (`requests`, `running`) is guarded by `lock`;
+/// `@unchecked Sendable`: the only mutable state (`_requests`) is guarded by `lock`;
 /// the socket descriptor and handler are immutable after `init`.
 final class FakeHTTPServer: @unchecked Sendable {
     struct Request: Sendable {
