@@ -223,4 +223,36 @@ import Testing
         #expect(parsed > 100 && parsed <= 120)
         #expect(HTTPSpeechTransport.parseRetryAfter("soon") == nil)
     }
+
+    @Test func refusedConnectionIsRetryable() async throws {
+        let server = try FakeHTTPServer { _ in .hang }
+        let port = server.port
+        server.stop()  // nothing listens on the port any more
+        let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:\(port)", apiKey: APIKey(Self.key), timeout: 5))
+        do {
+            _ = try await provider.synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+            Issue.record("expected an error")
+        } catch let error as SpeechError {
+            guard case .connectionFailed = error else { Issue.record("got \(error)"); return }
+            #expect(error.isRetryable)
+            #expect(!String(describing: error).contains("SECRET"))
+        }
+    }
+
+    @Test func forbiddenMapsToUnauthorized() async throws {
+        let server = try FakeHTTPServer { _ in .respond(status: 403, headers: [], body: Data()) }
+        defer { server.stop() }
+        await #expect(throws: SpeechError.unauthorized(provider: "elevenlabs", status: 403)) {
+            try await elevenLabs(server).voices(language: nil)
+        }
+    }
+
+    @Test func durationEstimateGrowsWithTextAndShrinksWithSpeed() {
+        let provider = OpenAISpeechProvider(configuration: .init(apiKey: nil))
+        let short = provider.estimateDuration(text: "One two three.", options: .standard)
+        let long = provider.estimateDuration(text: String(repeating: "word ", count: 165), options: .standard)
+        #expect(short > 0 && short < 3)
+        #expect(abs(long - 60) < 0.5)  // 165 words at 165 wpm
+        #expect(provider.estimateDuration(text: String(repeating: "word ", count: 165), options: .init(speed: 2)) < long)
+    }
 }
