@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Job throughput and latency, Reparto next to Celery, on the same RabbitMQ and PostgreSQL.
+#
+#   bench/jobs/run.sh            # 50,000 no-op jobs flat out, then 10,000 at 1,000 jobs/s, then Celery
+#
+# Reparto runs a coordinator and two workers (release build); every job is fully durable: row
+# committed, message persistent and confirmed, completion committed before the ack.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+COUNT="${BENCH_JOBS:-50000}"
+RATE_COUNT="${BENCH_RATE_JOBS:-10000}"
+RATE="${BENCH_RATE:-1000}"
+
+scripts/services up >/dev/null
+swift build -c release --product reparto >/dev/null
+R=.build/release/reparto
+$R migrate >/dev/null
+
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+mkdir -p .reparto/logs
+$R coordinator --log-level warning >.reparto/logs/bench-coordinator.log 2>&1 & pids+=($!)
+$R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-1.log 2>&1 & pids+=($!)
+$R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-2.log 2>&1 & pids+=($!)
+sleep 1 # let the workers declare their queues and register
+
+echo "# reparto: $COUNT no-op jobs, as fast as possible"
+$R bench jobs --count "$COUNT" --json
+echo "# reparto: $RATE_COUNT no-op jobs offered at $RATE jobs/s"
+$R bench jobs --count "$RATE_COUNT" --rate "$RATE" --json
+cleanup
+pids=()
+
+if [ "${BENCH_SKIP_CELERY:-0}" != "1" ]; then
+    echo "# celery (peer), same broker and database"
+    bench/celery/run.sh
+fi
