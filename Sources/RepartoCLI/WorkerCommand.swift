@@ -36,7 +36,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.worker")
-        let registry = Kinds.registry()
+        let registry = Kinds.registry(environment: cluster.environment)
         let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)

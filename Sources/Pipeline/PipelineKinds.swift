@@ -1,0 +1,8 @@
+import Jobs
+
+/// Registers the screenplay pipeline's job kinds with a worker's registry.
+public enum PipelineKinds {
+    public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
+        _ = (registry, environment) // each kind adds its registration line here
+    }
+}
