@@ -141,6 +141,9 @@ enum JobStore {
 
     @available(*, noasync)
     static func markPublished(_ ids: [UUID], on connection: PostgresConnection) throws {
+        // Losing this mark in a crash only republishes (consumers drop duplicates at claim time),
+        // so it need not wait for the WAL flush.
+        try connection.query("SET LOCAL synchronous_commit TO off")
         try connection.query("UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
     }
 
