@@ -1,0 +1,55 @@
+-- Speech: the voice providers a deployment offers, a read-through cache of their voice listings,
+-- the cast of each production or document, and every piece of generated content (the `generate`
+-- job writes one row per synthesized line). See docs/speech.md.
+
+CREATE TABLE voice_providers (
+    id           text PRIMARY KEY,
+    display_name text NOT NULL,
+    enabled      boolean NOT NULL DEFAULT true,
+    configured   boolean NOT NULL DEFAULT false,
+    updated_at   timestamptz NOT NULL DEFAULT now()
+);
+
+-- One provider's voices for one language ('' = all languages), valid until expires_at.
+CREATE TABLE voice_cache (
+    provider   text NOT NULL,
+    language   text NOT NULL DEFAULT '',
+    voices     jsonb NOT NULL,
+    fetched_at timestamptz NOT NULL DEFAULT now(),
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (provider, language)
+);
+
+-- The cast of a production or document (owner): provider, language, narrator and character voices.
+CREATE TABLE casts (
+    owner      text PRIMARY KEY,
+    provider   text NOT NULL,
+    language   text,
+    narrator   text,
+    characters jsonb NOT NULL DEFAULT '{}'::jsonb,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE generated_content (
+    id               uuid PRIMARY KEY,
+    mime_type        text NOT NULL
+                     CHECK (mime_type ~ '^(text|audio|image|video)/' OR mime_type = 'application/x-embedding'),
+    owner_kind       text NOT NULL DEFAULT 'none'
+                     CHECK (owner_kind IN ('element', 'document', 'identifier', 'none')),
+    owner_id         text,
+    inline_text      text,
+    file_path        text,
+    size_bytes       bigint CHECK (size_bytes IS NULL OR size_bytes >= 0),
+    sha256           text,
+    content_key      text UNIQUE,
+    duration_seconds double precision,
+    peak_dbfs        double precision,
+    rms_dbfs         double precision,
+    job_id           uuid,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    CHECK (inline_text IS NOT NULL OR file_path IS NOT NULL),
+    CHECK ((owner_kind = 'none') = (owner_id IS NULL))
+);
+
+CREATE INDEX generated_content_owner ON generated_content (owner_kind, owner_id);
+CREATE INDEX generated_content_job ON generated_content (job_id);
