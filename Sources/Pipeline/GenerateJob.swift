@@ -1,0 +1,290 @@
+import Assets
+import Dispatch
+import Foundation
+import Jobs
+import Logging
+import Postgres
+import Speech
+
+/// The `generate` job kind: speaks a small batch of lines and records each result in the
+/// `generated_content` table.
+///
+/// Each line is content-addressed by ``ContentKey/speech(provider:voice:language:options:text:)``
+/// and produced through ``AssetStore/reuseOrProduce(_:fileExtension:mimeType:produce:)``, so the
+/// same (provider, voice, language, options, text) is never synthesized twice. The rows are
+/// inserted with `ON CONFLICT (content_key) DO NOTHING` in the transaction that marks the job
+/// succeeded, so a redelivered job neither duplicates rows nor files.
+///
+/// The whole batch is validated before anything is synthesized: empty text, an unknown provider,
+/// an unconfigured provider, an unknown voice or owner kind fail the job permanently with a reason,
+/// and no file is written for any line of it.
+///
+/// ```swift
+/// try await client.enqueue(GenerateJob(items: [
+///     .init(text: "Hello.", voice: "en-us", owner: .init(kind: .document, id: "doc-1")),
+/// ]))
+/// ```
+public struct GenerateJob: JobParameters {
+    /// `generate`.
+    public static let kind = "generate"
+    /// `generate`: synthesis runs on workers that consume this queue.
+    public static let queue = "generate"
+    /// The provider used when an item names none.
+    public static let defaultProvider = EspeakProvider.providerID
+    /// Seconds one attempt may run.
+    public static let timeout: Double = 600
+
+    /// What a generated row belongs to (the `owner_kind` / `owner_id` columns).
+    public struct Owner: Codable, Sendable, Hashable {
+        /// The `owner_kind` column.
+        public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+            case element, document, identifier, none
+        }
+        public var kind: Kind
+        /// The owner's id (nil exactly when `kind` is `none`); an element is `document/chapter/order`.
+        public var id: String?
+
+        public init(kind: Kind, id: String?) {
+            self.kind = kind
+            self.id = id
+        }
+
+        /// Unowned content.
+        public static let unassigned = Owner(kind: .none, id: nil)
+    }
+
+    /// One line to speak.
+    public struct Item: Codable, Sendable, Hashable {
+        /// The exact text to speak (not empty, not only whitespace).
+        public var text: String
+        /// The provider's voice id (espeak-ng: `en-us`, `en-us+Alicia`).
+        public var voice: String
+        /// The provider id; nil: ``GenerateJob/defaultProvider``.
+        public var provider: String?
+        /// The language passed to the provider (nil: the voice's own).
+        public var language: String?
+        /// Synthesis options; nil: ``SynthesisOptions/standard``.
+        public var options: SynthesisOptions?
+        /// What the generated row belongs to; nil: ``Owner/unassigned``.
+        public var owner: Owner?
+
+        public init(text: String, voice: String, provider: String? = nil, language: String? = nil,
+                    options: SynthesisOptions? = nil, owner: Owner? = nil) {
+            self.text = text
+            self.voice = voice
+            self.provider = provider
+            self.language = language
+            self.options = options
+            self.owner = owner
+        }
+
+        /// The provider id after defaulting.
+        public var providerID: String { provider ?? GenerateJob.defaultProvider }
+        /// The options after defaulting.
+        public var effectiveOptions: SynthesisOptions { options ?? .standard }
+
+        /// The content key of this line's audio.
+        public var contentKey: ContentKey {
+            .speech(provider: providerID, voice: voice, language: language, options: effectiveOptions, text: text)
+        }
+    }
+
+    /// The lines to speak, in order (keep batches small: one attempt speaks all of them).
+    public var items: [Item]
+
+    public init(items: [Item]) {
+        self.items = items
+    }
+
+    /// What a `generate` job returns: one entry per item, in order.
+    public struct Result: Codable, Sendable, Hashable {
+        /// One generated line.
+        public struct Entry: Codable, Sendable, Hashable {
+            /// `speech:<sha256>`, the `content_key` column.
+            public var contentKey: String
+            /// Path of the WAV file relative to the asset root.
+            public var path: String
+            public var sha256: String
+            public var sizeBytes: Int64
+            public var durationSeconds: Double
+            /// True when the audio already existed and was not synthesized again.
+            public var reused: Bool
+        }
+        public var items: [Entry]
+    }
+
+    /// Registers the kind with `registry`: audio goes to `environment.assetsRoot`, providers are
+    /// configured from `environment.variables`.
+    public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
+        let generator = SpeechGenerator(providers: .standard(environment: environment.variables),
+                                        assetsRoot: environment.assetsRoot)
+        registry.register(GenerateJob.self, timeout: timeout) { parameters, context in
+            try await generator.run(parameters, context: context)
+        }
+    }
+}
+
+/// The work behind a `generate` job, separate from registration so tests can give it their own providers.
+public struct SpeechGenerator: Sendable {
+    /// The providers items may name.
+    public var providers: VoiceProviderRegistry
+    /// Root of the asset volume the audio is written to.
+    public var assetsRoot: URL
+    /// Most items one job may carry.
+    public var maximumItems: Int
+    private let voiceMemo = VoiceListMemo()
+    /// Opened once, here (creating the root blocks briefly on the file system, so not in a task);
+    /// nil when that failed, and then opened again per job off the cooperative pool.
+    private let openedStore: AssetStore?
+
+    public init(providers: VoiceProviderRegistry, assetsRoot: URL, maximumItems: Int = 100) {
+        self.providers = providers
+        self.assetsRoot = assetsRoot
+        self.maximumItems = maximumItems
+        self.openedStore = try? AssetStore(root: assetsRoot)
+    }
+
+    /// Validates the batch, produces (or reuses) each line's audio and registers the
+    /// `generated_content` rows to commit with the job's success.
+    /// - Throws: ``JobError/permanent(_:)`` for a batch no retry can fix; ``SpeechError`` or
+    ///   ``AssetError`` otherwise (retried when their `isRetryable` says so).
+    public func run(_ job: GenerateJob, context: JobContext) async throws -> GenerateJob.Result {
+        try await validate(job)
+        let store = try await self.store()
+        var entries: [GenerateJob.Result.Entry] = []
+        var rows: [GeneratedContentRow] = []
+        for (index, item) in job.items.enumerated() {
+            let key = item.contentKey
+            let synthesizer = SpeechSynthesizer(registry: providers)
+            let (record, reused) = try await store.reuseOrProduce(key, fileExtension: "wav", mimeType: "audio/wav") {
+                let audio = try await synthesizer.synthesize(text: item.text, provider: item.providerID, voice: item.voice,
+                                                             language: item.language, options: item.effectiveOptions)
+                return audio.data
+            }
+            let data = try await store.readVerified(record.path, sha256: record.sha256)
+            let pcm: PCMAudio
+            do { pcm = try PCMAudio(wav: data) } catch {
+                throw JobError.permanent("item \(index): \(record.path) is not a readable WAV file: \(error)")
+            }
+            let owner = item.owner ?? GenerateJob.Owner.unassigned
+            rows.append(GeneratedContentRow(
+                id: UUID(), mimeType: "audio/wav", ownerKind: owner.kind.rawValue, ownerID: owner.id,
+                filePath: record.path, sizeBytes: record.size, sha256: record.sha256, contentKey: key.description,
+                durationSeconds: pcm.duration, peakDBFS: pcm.peakDBFS.finiteOrNil, rmsDBFS: pcm.rmsDBFS.finiteOrNil,
+                jobID: context.jobID))
+            entries.append(.init(contentKey: key.description, path: record.path, sha256: record.sha256, sizeBytes: record.size,
+                                 durationSeconds: pcm.duration, reused: reused))
+            context.logger.debug("generated line", metadata: ["item": "\(index)", "reused": "\(reused)", "path": "\(record.path)"])
+        }
+        let batch = rows
+        context.transactional { connection in
+            for row in batch { try row.insert(on: connection) }
+        }
+        return GenerateJob.Result(items: entries)
+    }
+
+    /// The asset store, opening it on a Dispatch queue if it could not be opened at start.
+    private func store() async throws -> AssetStore {
+        if let openedStore { return openedStore }
+        let root = assetsRoot
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try AssetStore(root: root) })
+            }
+        }
+    }
+
+    /// Checks every item before any audio is produced, so a bad batch writes nothing.
+    /// - Throws: ``JobError/permanent(_:)`` naming the first bad item.
+    public func validate(_ job: GenerateJob) async throws {
+        guard !job.items.isEmpty else { throw JobError.permanent("generate: no items") }
+        guard job.items.count <= maximumItems else {
+            throw JobError.permanent("generate: \(job.items.count) items, at most \(maximumItems) per job")
+        }
+        for (index, item) in job.items.enumerated() {
+            func fail(_ reason: String) -> JobError { .permanent("generate: item \(index): \(reason)") }
+            if item.text.allSatisfy(\.isWhitespace) { throw fail(SpeechError.emptyText.description) }
+            if item.voice.trimmingCharacters(in: .whitespaces).isEmpty { throw fail("no voice given") }
+            let owner = item.owner ?? GenerateJob.Owner.unassigned
+            switch owner.kind {
+            case .none: if owner.id != nil { throw fail("owner kind 'none' takes no id") }
+            default: if (owner.id ?? "").isEmpty { throw fail("owner kind '\(owner.kind.rawValue)' needs an id") }
+            }
+            let provider: any VoiceProvider
+            do { provider = try providers.configuredProvider(item.providerID) } catch { throw fail("\(error)") }
+            let known: Bool
+            do { known = try await voiceMemo.isKnown(item.voice, provider: provider, language: item.language) } catch {
+                if let speech = error as? SpeechError, !speech.isRetryable { throw fail(speech.description) }
+                throw error
+            }
+            if !known { throw fail(SpeechError.unknownVoice(item.voice, provider: provider.id).description) }
+        }
+    }
+}
+
+/// One row of `generated_content`.
+struct GeneratedContentRow: Sendable {
+    var id: UUID
+    var mimeType: String
+    var ownerKind: String
+    var ownerID: String?
+    var filePath: String
+    var sizeBytes: Int64
+    var sha256: String
+    var contentKey: String
+    var durationSeconds: Double
+    var peakDBFS: Double?
+    var rmsDBFS: Double?
+    var jobID: UUID
+
+    /// Inserts the row unless one with the same content key exists (a redelivered job, or the
+    /// same line generated by another job).
+    func insert(on connection: PostgresConnection) throws {
+        _ = try connection.query("""
+            INSERT INTO generated_content (id, mime_type, owner_kind, owner_id, file_path, size_bytes, sha256,
+                                           content_key, duration_seconds, peak_dbfs, rms_dbfs, job_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            ON CONFLICT (content_key) DO NOTHING
+            """, [id, mimeType, ownerKind, ownerID, filePath, sizeBytes, sha256, contentKey,
+                  durationSeconds, peakDBFS, rmsDBFS, jobID])
+    }
+}
+
+/// Remembers providers' voice listings for a few minutes, so validating a batch does not list
+/// voices (an HTTP call for remote providers) for every job.
+actor VoiceListMemo {
+    private var lists: [String: (voices: Set<String>, until: ContinuousClock.Instant)] = [:]
+    private let lifetime: Duration = .seconds(300)
+
+    /// True when `provider` offers `voice`: listed for `language`, for all languages, or (a
+    /// `base+variant` id like espeak-ng's) listed for its base language.
+    func isKnown(_ voice: String, provider: any VoiceProvider, language: String?) async throws -> Bool {
+        var languages: [String?] = [language, nil]
+        if let plus = voice.firstIndex(of: "+") { languages.append(String(voice[..<plus])) }
+        for lang in languages {
+            let ids = try await voiceIDs(provider: provider, language: lang)
+            if ids.contains(voice) { return true }
+        }
+        return false
+    }
+
+    private func voiceIDs(provider: any VoiceProvider, language: String?) async throws -> Set<String> {
+        let key = provider.id + "\u{0}" + (language ?? "")
+        if let hit = lists[key], hit.until > .now { return hit.voices }
+        let voices = try await provider.voices(language: language)
+        // espeak-ng also accepts a language listed under a voice's "Other Languages" (`en`).
+        var ids = Set(voices.map(\.id))
+        if provider.id == EspeakProvider.providerID, language == nil { ids.formUnion(voices.flatMap(\.languages)) }
+        lists[key] = (ids, .now + lifetime)
+        return ids
+    }
+}
+
+extension Double {
+    /// Nil for -inf (digital silence) and NaN, which the table should not store.
+    var finiteOrNil: Double? { isFinite ? self : nil }
+}
+
+// Both types already say whether a retry can help; this lets the worker's retry policy see it.
+extension SpeechError: @retroactive RetryableError {}
+extension AssetError: @retroactive RetryableError {}
