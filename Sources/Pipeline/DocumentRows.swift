@@ -1,0 +1,78 @@
+import Foundation
+import Postgres
+import Screenplay
+
+/// Document ids derived from content, so equal bytes always get the same id.
+public enum DocumentIdentity {
+    /// A UUID built from the first 16 bytes of a SHA-256 digest, with the version (8, custom)
+    /// and variant (RFC 4122) bits set.
+    public static func id(fromSHA256 digest: [UInt8]) -> UUID {
+        precondition(digest.count >= 16, "a SHA-256 digest has 32 bytes")
+        var bytes = Array(digest.prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}
+
+/// Writes a parsed document's rows: one statement per table, whatever the number of elements.
+enum DocumentRows {
+    /// Stores `document` unless a document with the same `sha256` exists; returns true if it
+    /// inserted. Runs inside the job's completion transaction. When the document already
+    /// existed, the job's stored result is corrected to `reused: true` with the stored
+    /// document's format and element count (the result is written before effects run, in the
+    /// same transaction).
+    @discardableResult
+    static func store(_ document: ScreenplayDocument, id: UUID, sourcePath: String, sha256: String,
+                      productionID: UUID?, jobID: UUID, on connection: PostgresConnection) throws -> Bool {
+        let inserted = try connection.query("""
+            INSERT INTO documents (id, source_path, source_sha256, format, element_count, production_id)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT DO NOTHING
+            RETURNING id
+            """, [id, sourcePath, sha256, document.format.rawValue, document.elements.count, productionID])
+        guard inserted.first != nil else {
+            try connection.query("""
+                UPDATE jobs j SET result = j.result || jsonb_build_object(
+                    'reused', true, 'documentID', upper(d.id::text), 'format', d.format, 'elementCount', d.element_count)
+                FROM documents d
+                WHERE j.id = $1 AND d.source_sha256 = $2 AND j.result IS NOT NULL
+                """, [jobID, sha256])
+            return false
+        }
+        if !document.titlePage.isEmpty {
+            let values = try document.titlePage.map { try PostgresJSON(encoding: $0.values) }
+            try connection.query("""
+                INSERT INTO document_title_page (document_id, position, key, "values")
+                SELECT $1, t.position, t.key, ARRAY(SELECT jsonb_array_elements_text(t.v))
+                FROM unnest($2::int[], $3::text[], $4::jsonb[]) AS t(position, key, v)
+                """, [id, Array(document.titlePage.indices), document.titlePage.map(\.key), values])
+        }
+        let elements = document.elements
+        if !elements.isEmpty {
+            try connection.query("""
+                INSERT INTO document_elements
+                    (document_id, chapter_index, order_index, type, text, plain_text, level, scene_number, name, extension, dual)
+                SELECT $1, e.chapter_index, e.order_index, e.type, e.text, e.plain_text, e.level, e.scene_number,
+                       e.name, e.extension, e.dual
+                FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[],
+                            $9::text[], $10::text[], $11::bool[])
+                     AS e(chapter_index, order_index, type, text, plain_text, level, scene_number, name, extension, dual)
+                """, [
+                    id,
+                    elements.map(\.chapterIndex),
+                    elements.map(\.orderIndex),
+                    elements.map(\.type.rawValue),
+                    elements.map(\.text),
+                    elements.map(\.plainText),
+                    elements.map(\.level),
+                    elements.map(\.sceneNumber),
+                    elements.map(\.name),
+                    elements.map(\.extension),
+                    elements.map(\.dual),
+                ])
+        }
+        return true
+    }
+}

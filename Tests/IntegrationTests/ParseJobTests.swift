@@ -1,0 +1,186 @@
+import Foundation
+import Jobs
+import Pipeline
+import Postgres
+import Screenplay
+import Testing
+
+/// The `parse` job kind against real RabbitMQ and PostgreSQL, with a private asset root.
+@Suite("parse job", .serialized, .timeLimit(.minutes(3)))
+struct ParseJobTests {
+    static let script = """
+        Title: The Lighthouse
+        Credit: Written by
+        Author: Test Author
+        Contact:
+            Reparto Studios
+            12 Harbour Lane
+
+        # Act One
+
+        EXT. LIGHTHOUSE - NIGHT #1#
+
+        Waves crash against the *rocks*.
+
+        KEEPER (V.O.)
+        Nobody comes here anymore.
+
+        ## Act Two
+
+        INT. LAMP ROOM - CONTINUOUS
+
+        BRAM
+        Did you hear that?
+
+        ELLA ^
+        Hear what?
+
+        > THE END <
+
+        """
+
+    /// A private asset root with the given files, and a registry with the parse kind.
+    struct Fixture {
+        let root: URL
+        let registry: JobRegistry
+
+        init(files: [String: [UInt8]]) throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-parse-\(UUID().uuidString)")
+            for (path, bytes) in files {
+                let url = root.appendingPathComponent(path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(bytes).write(to: url)
+            }
+            registry = JobRegistry()
+            PipelineKinds.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, variables: [:]))
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: root) }
+    }
+
+    static func storedElements(_ cluster: TestCluster, document: UUID) async throws -> [Element] {
+        let rows = try await cluster.postgres.query("""
+            SELECT chapter_index, order_index, type, text, plain_text, level, scene_number, name, extension, dual
+            FROM document_elements WHERE document_id = $1 ORDER BY chapter_index, order_index
+            """, [document])
+        return rows.map { row in
+            Element(type: ElementType(rawValue: row.string("type") ?? "") ?? .action, text: row.string("text") ?? "",
+                    chapterIndex: row.int("chapter_index") ?? -1, orderIndex: row.int("order_index") ?? -1,
+                    level: row.int("level"), sceneNumber: row.string("scene_number"), name: row.string("name"),
+                    extension: row.string("extension"), dual: row.bool("dual"))
+        }
+    }
+
+    @Test func parsesStoresAndReusesADocument() async throws {
+        let bytes = Array(Self.script.utf8)
+        let fixture = try Fixture(files: ["scripts/lighthouse.fountain": bytes])
+        defer { fixture.remove() }
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker(registry: fixture.registry)
+
+        let expected = try ScreenplayReader.read(bytes, fileName: "scripts/lighthouse.fountain")
+        #expect(Set(expected.elements.map(\.chapterIndex)) == [0, 1], "two chapters: before and from `## Act Two`")
+        #expect(expected.elements.contains { $0.dual == true })
+
+        let first = try await cluster.client.enqueue(ParseJob(sourcePath: "scripts/lighthouse.fountain"))
+        let record = try await cluster.client.awaitJob(first, timeout: 60)
+        #expect(record.state == .succeeded, "\(record.lastError ?? "")")
+        let result = try #require(try record.decodeResult(ParseJobResult.self))
+        #expect(result.reused == false)
+        #expect(result.format == "fountain")
+        #expect(result.elementCount == expected.elements.count)
+        #expect(result.sha256.count == 64)
+
+        let stored = try await Self.storedElements(cluster, document: result.documentID)
+        #expect(stored == expected.elements)
+        let plain = try await cluster.postgres.query(
+            "SELECT plain_text FROM document_elements WHERE document_id = $1 ORDER BY chapter_index, order_index", [result.documentID])
+        #expect(plain.map { $0.string("plain_text") } == expected.elements.map(\.plainText))
+        let titleRows = try await cluster.postgres.query(
+            "SELECT key, array_to_json(\"values\")::text AS v FROM document_title_page WHERE document_id = $1 ORDER BY position",
+            [result.documentID])
+        let title = try titleRows.map { row in
+            TitlePageEntry(key: row.string("key") ?? "",
+                           values: try JSONDecoder().decode([String].self, from: Data((row.string("v") ?? "[]").utf8)))
+        }
+        #expect(title == expected.titlePage)
+        let document = try #require(try await cluster.postgres.query(
+            "SELECT source_path, source_sha256, format, element_count FROM documents WHERE id = $1", [result.documentID]).first)
+        #expect(document.string("source_path") == "scripts/lighthouse.fountain")
+        #expect(document.string("source_sha256") == result.sha256)
+        #expect(document.int("element_count") == expected.elements.count)
+
+        // The same bytes again: the document is reused, not copied.
+        let second = try await cluster.client.enqueue(ParseJob(sourcePath: "scripts/lighthouse.fountain"))
+        let again = try await cluster.client.awaitJob(second, timeout: 60)
+        #expect(again.state == .succeeded)
+        let reused = try #require(try again.decodeResult(ParseJobResult.self))
+        #expect(reused.reused == true)
+        #expect(reused.documentID == result.documentID)
+        #expect(reused.elementCount == result.elementCount)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM documents") == 1)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_elements") == expected.elements.count)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_title_page") == expected.titlePage.count)
+
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func concurrentDuplicatesStoreOneDocument() async throws {
+        let bytes = Array((Self.script + "\nEXT. SHORE - DAY\n\nSilence.\n").utf8)
+        let fixture = try Fixture(files: ["a.fountain": bytes, "b.fountain": bytes])
+        defer { fixture.remove() }
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker(registry: fixture.registry)
+        let ids = try await cluster.client.enqueue((0..<8).map { try JobRequest(ParseJob(sourcePath: $0 % 2 == 0 ? "a.fountain" : "b.fountain")) })
+        var results: [ParseJobResult] = []
+        for id in ids {
+            let record = try await cluster.client.awaitJob(id, timeout: 60)
+            #expect(record.state == .succeeded, "\(record.lastError ?? "")")
+            if let result = try record.decodeResult(ParseJobResult.self) { results.append(result) }
+        }
+        #expect(results.count == 8)
+        #expect(Set(results.map(\.documentID)).count == 1)
+        #expect(results.filter { !$0.reused }.count == 1)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM documents") == 1)
+        let expected = try ScreenplayReader.read(bytes, fileName: "a.fountain")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_elements") == expected.elements.count)
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    @Test func badInputDiesWithItsReasonAndStoresNothing() async throws {
+        var garbage: [UInt8] = [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00]
+        var state: UInt32 = 12345
+        for _ in 0..<512 {
+            state = state &* 1_103_515_245 &+ 12345
+            garbage.append(UInt8(truncatingIfNeeded: state >> 16))
+        }
+        let fixture = try Fixture(files: ["garbage.fountain": garbage, "empty.fountain": [], "big.fountain": Array(Self.script.utf8)])
+        defer { fixture.remove() }
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker(registry: fixture.registry)
+        let cases: [(ParseJob, String)] = [
+            (ParseJob(sourcePath: "garbage.fountain"), "binary"),
+            (ParseJob(sourcePath: "empty.fountain"), "empty input"),
+            (ParseJob(sourcePath: "../outside.fountain"), "'..'"),
+            (ParseJob(sourcePath: "scripts/../../etc/passwd"), "'..'"),
+            (ParseJob(sourcePath: "/etc/passwd"), "relative"),
+            (ParseJob(sourcePath: "missing.fountain"), "no asset at missing.fountain"),
+            (ParseJob(sourcePath: "big.fountain", maxBytes: 10), "too large"),
+            (ParseJob(sourcePath: "big.fountain", format: "pdf"), "unknown format"),
+        ]
+        for (parameters, reason) in cases {
+            let id = try await cluster.client.enqueue(parameters)
+            let record = try await cluster.client.awaitJob(id, timeout: 60)
+            #expect(record.state == .dead, "\(parameters.sourcePath)")
+            #expect(record.attempts == 1, "\(parameters.sourcePath): not retried")
+            #expect(record.lastError?.contains(reason) == true, "\(parameters.sourcePath): \(record.lastError ?? "nil")")
+        }
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM documents") == 0)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_elements") == 0)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_title_page") == 0)
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+}
