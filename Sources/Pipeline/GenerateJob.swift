@@ -286,5 +286,5 @@ extension Double {
 }
 
 // Both types already say whether a retry can help; this lets the worker's retry policy see it.
-extension SpeechError: @retroactive RetryableError {}
-extension AssetError: @retroactive RetryableError {}
+extension SpeechError: RetryableError {}
+extension AssetError: RetryableError {}
