@@ -115,8 +115,9 @@ public final class JobClient: Sendable {
         }
     }
 
-    /// Waits until the production has finished, reacting to `NOTIFY reparto_progress`.
+    /// Waits until the production has finished (or `until` holds), reacting to `NOTIFY reparto_progress`.
     public func awaitProduction(_ id: UUID, timeout: Double, logger: Logger = Logger(label: "reparto.client"),
+                                until condition: @Sendable (ProductionProgress) -> Bool = { $0.isFinished },
                                 onProgress: @Sendable (ProductionProgress) -> Void = { _ in }) async throws -> ProductionProgress {
         let listener = PostgresListener(configuration: postgres.configuration, channels: [JobStore.progressChannel], logger: logger)
         listener.start()
@@ -128,9 +129,10 @@ public final class JobClient: Sendable {
         while true {
             let current = try await progress(id)
             onProgress(current)
-            if current.isFinished { return current }
+            if condition(current) { return current }
             if ContinuousClock.now >= deadline {
-                throw RepartoError.timeout("production \(id.uuidString.lowercased()) not finished after \(timeout) s")
+                throw RepartoError.timeout(
+                    "production \(id.uuidString.lowercased()) not finished after \(timeout) s: \(current.done) of \(current.total) jobs done")
             }
             // Wake on a notification, or after a second (a missed notification costs at most that).
             await signal.wait(timeout: min(1, max(0.01, (deadline - ContinuousClock.now) / .seconds(1))))

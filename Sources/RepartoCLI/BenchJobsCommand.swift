@@ -70,29 +70,13 @@ struct BenchJobsCommand: AsyncParsableCommand {
                 }
             }
             let enqueued = clock.now - start
-            try await waitUntilDone(production, client: client, timeout: timeout)
+            // Every job final (the production's own state needs a coordinator; this does not).
+            _ = try await client.awaitProduction(production, timeout: timeout, logger: logger) { progress in
+                progress.total > 0 && progress.done >= progress.total
+            }
             return try await BenchReport.load(production: production, enqueueSeconds: enqueued / .seconds(1), on: postgres)
         }
         print(json ? report.json : report.text)
-    }
-
-    private func waitUntilDone(_ production: UUID, client: JobClient, timeout: Double) async throws {
-        let listener = PostgresListener(configuration: client.postgres.configuration, channels: ["reparto_progress"],
-                                        logger: cluster.makeLogger("reparto.bench"))
-        listener.start()
-        defer { listener.stop() }
-        let signal = WakeSignal()
-        let pump = Task { for await _ in listener.notifications { signal.wake() } }
-        defer { pump.cancel() }
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let progress = try await client.progress(production)
-            if progress.total > 0 && progress.done >= progress.total { return }
-            if ContinuousClock.now > deadline {
-                throw CLIError("benchmark timed out: \(progress.done) of \(progress.total) jobs done; are workers running?")
-            }
-            await signal.wait(timeout: 0.5)
-        }
     }
 }
 

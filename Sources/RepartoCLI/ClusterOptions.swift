@@ -66,8 +66,9 @@ struct ClusterOptions: ParsableArguments {
     }
 
     /// Runs `body` with a connected pool and shuts the pool down afterwards, success or not.
-    func withPostgres<T>(maxConnections: Int = 2, logger: Logger, _ body: (PostgresClient) async throws -> T) async throws -> T {
-        let postgres = try await connectPostgres(maxConnections: maxConnections, logger: logger)
+    func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, logger: Logger,
+                         _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let postgres = try await connectPostgres(maxConnections: maxConnections, requireSchema: requireSchema, logger: logger)
         do {
             let value = try await body(postgres)
             await postgres.shutdown()
@@ -79,10 +80,14 @@ struct ClusterOptions: ParsableArguments {
     }
 
     /// A pool that fails fast with one clear line when the database cannot be reached.
-    func connectPostgres(maxConnections: Int = 4, logger: Logger) async throws -> PostgresClient {
+    /// With `requireSchema`, a database that was never migrated is reported as such.
+    func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, logger: Logger) async throws -> PostgresClient {
         let client = PostgresClient(configuration: try postgresConfiguration(), maxConnections: maxConnections, logger: logger)
         do {
-            _ = try await client.query("SELECT 1")
+            let migrated = try await client.query("SELECT to_regclass('public.jobs') IS NOT NULL AS ok").first?.bool("ok") ?? false
+            if requireSchema && !migrated {
+                throw CLIError("database \(client.configuration.database) has no Reparto schema: run reparto migrate")
+            }
         } catch {
             await client.shutdown()
             throw error

@@ -21,9 +21,8 @@ struct WatchCommand: AsyncParsableCommand {
         let production = UUID(uuidString: id) ?? ProductionName.id(for: id)
         let final = try await cluster.withPostgres(logger: logger) { postgres in
             let printer = ProgressPrinter()
-            return try await JobClient(postgres: postgres).awaitProduction(production, timeout: timeout, logger: logger) {
-                printer.show($0)
-            }
+            return try await JobClient(postgres: postgres).awaitProduction(
+                production, timeout: timeout, logger: logger, onProgress: { printer.show($0) })
         }
         print("production \(final.id.uuidString.lowercased()) \(final.state): \(final.succeeded) succeeded, \(final.failed) failed, \(final.cancelled) cancelled")
     }

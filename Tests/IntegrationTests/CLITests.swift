@@ -70,8 +70,18 @@ struct CLITests {
     }
 
     @Test func cancelOfAnUnknownID() async throws {
-        let output = try await RepartoProcess.run(["cancel", UUID().uuidString], environment: environment())
+        let cluster = try await TestCluster.make()
+        let output = try await RepartoProcess.run(["cancel", UUID().uuidString], environment: cluster.processEnvironment())
+        await cluster.shutdown()
         expectCleanFailure(output, mentioning: "no job or production")
         #expect(output.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func anUnmigratedDatabaseIsNamedAsSuch() async throws {
+        let cluster = try await TestCluster.make()
+        _ = try await cluster.postgres.query("DROP TABLE jobs CASCADE")
+        let output = try await RepartoProcess.run(["status"], environment: cluster.processEnvironment())
+        await cluster.shutdown()
+        expectCleanFailure(output, mentioning: "run reparto migrate")
     }
 }
