@@ -82,8 +82,12 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reparto_dashboard') THEN
         BEGIN
             CREATE ROLE reparto_dashboard NOLOGIN;
-        EXCEPTION WHEN insufficient_privilege THEN
-            RAISE NOTICE 'cannot create role reparto_dashboard; create it and re-grant';
+        EXCEPTION
+            -- Roles are cluster-wide: a migration of another database may create it concurrently.
+            WHEN duplicate_object OR unique_violation THEN
+                NULL;
+            WHEN insufficient_privilege THEN
+                RAISE NOTICE 'cannot create role reparto_dashboard; create it and re-grant';
         END;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reparto_dashboard') THEN
