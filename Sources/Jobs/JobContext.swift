@@ -37,13 +37,26 @@ public struct JobContext: Sendable {
     /// worker finished it first, or it was cancelled) its effects are not applied either: a job's
     /// effect is committed at most once, exactly when its success is.
     public func transactional(_ effect: @escaping @Sendable (PostgresConnection) throws -> Void) {
-        effects.append(effect)
+        effects.append { connection in
+            try effect(connection)
+            return nil
+        }
+    }
+
+    /// Like ``transactional(_:)``, and the value the effect returns becomes the job's result
+    /// (replacing what the handler returned): for results that depend on what the database
+    /// already held, such as "this document was stored before".
+    public func transactionalResult<R: Encodable & Sendable>(_ effect: @escaping @Sendable (PostgresConnection) throws -> R) {
+        effects.append { connection in try JSONEncoder.jobs.encode(effect(connection)) }
     }
 }
 
+/// A database effect of a job; a non-nil return value replaces the job's result (JSON).
+typealias JobEffect = @Sendable (PostgresConnection) throws -> Data?
+
 /// The effects one job registered.
 final class EffectList: Sendable {
-    private let list = Mutex<[@Sendable (PostgresConnection) throws -> Void]>([])
-    func append(_ effect: @escaping @Sendable (PostgresConnection) throws -> Void) { list.withLock { $0.append(effect) } }
-    var all: [@Sendable (PostgresConnection) throws -> Void] { list.withLock { $0 } }
+    private let list = Mutex<[JobEffect]>([])
+    func append(_ effect: @escaping JobEffect) { list.withLock { $0.append(effect) } }
+    var all: [JobEffect] { list.withLock { $0 } }
 }

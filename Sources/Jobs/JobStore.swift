@@ -27,7 +27,7 @@ struct JobOutcome: Sendable {
     var error: String?
     /// For `failed`: seconds until the retry is published.
     var retryDelay: Double?
-    var effects: [@Sendable (PostgresConnection) throws -> Void] = []
+    var effects: [JobEffect] = []
     /// Applied instead when one of `effects` throws (the error text is filled in).
     var onEffectFailure: (@Sendable (String) -> JobOutcome)?
 }
@@ -202,9 +202,17 @@ enum JobStore {
             guard !outcome.effects.isEmpty else { final.append(outcome); continue }
             try connection.execute("SAVEPOINT reparto_effect")
             do {
-                for effect in outcome.effects { try effect(connection) }
+                var result: Data?
+                for effect in outcome.effects {
+                    if let replacement = try effect(connection) { result = replacement }
+                }
+                if let result {
+                    try connection.query("UPDATE jobs SET result = $2::jsonb WHERE id = $1", [outcome.id, PostgresJSON(result)])
+                }
                 try connection.execute("RELEASE SAVEPOINT reparto_effect")
-                final.append(outcome)
+                var applied = outcome
+                if let result { applied.result = result }
+                final.append(applied)
             } catch {
                 try connection.execute("ROLLBACK TO SAVEPOINT reparto_effect")
                 let text = "committing the job's results failed: \(error)"

@@ -18,14 +18,10 @@ public enum DocumentIdentity {
 
 /// Writes a parsed document's rows: one statement per table, whatever the number of elements.
 enum DocumentRows {
-    /// Stores `document` unless a document with the same `sha256` exists; returns true if it
-    /// inserted. Runs inside the job's completion transaction. When the document already
-    /// existed, the job's stored result is corrected to `reused: true` with the stored
-    /// document's format and element count (the result is written before effects run, in the
-    /// same transaction).
-    @discardableResult
+    /// Stores `document` unless a document with the same `sha256` exists, inside the job's
+    /// completion transaction; returns what is stored (the existing document when reused).
     static func store(_ document: ScreenplayDocument, id: UUID, sourcePath: String, sha256: String,
-                      productionID: UUID?, jobID: UUID, on connection: PostgresConnection) throws -> Bool {
+                      productionID: UUID?, on connection: PostgresConnection) throws -> ParseJobResult {
         let inserted = try connection.query("""
             INSERT INTO documents (id, source_path, source_sha256, format, element_count, production_id)
             VALUES ($1, $2, $3, $4, $5, $6)
@@ -33,13 +29,11 @@ enum DocumentRows {
             RETURNING id
             """, [id, sourcePath, sha256, document.format.rawValue, document.elements.count, productionID])
         guard inserted.first != nil else {
-            try connection.query("""
-                UPDATE jobs j SET result = j.result || jsonb_build_object(
-                    'reused', true, 'documentID', upper(d.id::text), 'format', d.format, 'elementCount', d.element_count)
-                FROM documents d
-                WHERE j.id = $1 AND d.source_sha256 = $2 AND j.result IS NOT NULL
-                """, [jobID, sha256])
-            return false
+            let existing = try connection.query(
+                "SELECT id, format, element_count FROM documents WHERE source_sha256 = $1", [sha256]).first
+            return ParseJobResult(documentID: existing?.uuid("id") ?? id, reused: true,
+                                  format: existing?.string("format") ?? document.format.rawValue,
+                                  elementCount: existing?.int("element_count") ?? document.elements.count, sha256: sha256)
         }
         if !document.titlePage.isEmpty {
             let values = try document.titlePage.map { try PostgresJSON(encoding: $0.values) }
@@ -73,6 +67,7 @@ enum DocumentRows {
                     elements.map(\.dual),
                 ])
         }
-        return true
+        return ParseJobResult(documentID: id, reused: false, format: document.format.rawValue,
+                              elementCount: elements.count, sha256: sha256)
     }
 }

@@ -79,14 +79,15 @@ public struct ParseJob: JobParameters {
 
         let result = ParseJobResult(documentID: documentID, reused: false, format: document.format.rawValue,
                                     elementCount: document.elements.count, sha256: sha256)
-        let jobID = context.jobID
         let productionID = context.productionID
         context.logger.debug("parsed screenplay", metadata: [
             "source": "\(path)", "format": "\(document.format.rawValue)", "elements": "\(document.elements.count)",
         ])
-        context.transactional { connection in
+        // The stored result says whether the document was already there, which only the
+        // completion transaction knows.
+        context.transactionalResult { connection in
             try DocumentRows.store(document, id: documentID, sourcePath: path, sha256: sha256,
-                                   productionID: productionID, jobID: jobID, on: connection)
+                                   productionID: productionID, on: connection)
         }
         return result
     }
