@@ -101,7 +101,7 @@ enum JobStore {
                 requests.map(\.options.stage),
                 requests.map(\.options.runAfter),
             ])
-        try connection.query("SELECT pg_notify($1, '')", [outboxChannel])
+        try connection.notify(outboxChannel, payload: "")
         if result.count == requests.count { return requests.map(\.id) }
         // Some idempotency keys already existed: answer with the jobs that hold them.
         let keys = requests.compactMap(\.options.idempotencyKey)
@@ -261,7 +261,7 @@ enum JobStore {
             try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
         }
         if outcomes.contains(where: { $0.state == .failed }) {
-            try connection.query("SELECT pg_notify($1, '')", [outboxChannel])
+            try connection.notify(outboxChannel, payload: "")
         }
         return Set(rows.compactMap { $0.uuid("id") })
     }
@@ -302,7 +302,7 @@ enum JobStore {
                 SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))
             RETURNING j.id, j.production_id
             """)
-        if rows.count > 0 { try connection.query("SELECT pg_notify($1, '')", [outboxChannel]) }
+        if rows.count > 0 { try connection.notify(outboxChannel, payload: "") }
         return rows.count
     }
 
@@ -346,7 +346,7 @@ enum JobStore {
     @available(*, noasync)
     static func moveProduction(_ id: UUID, toStage stage: String, on connection: PostgresConnection) throws {
         try connection.query("UPDATE productions SET stage = $2, updated_at = now() WHERE id = $1", [id, stage])
-        try connection.query("SELECT pg_notify($1, $2)", [progressChannel, id.uuidString.lowercased()])
+        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
     }
 
     @available(*, noasync)
@@ -354,7 +354,7 @@ enum JobStore {
         try connection.query("""
             UPDATE productions SET state = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running'
             """, [id, withFailures ? "completed_with_failures" : "completed"])
-        try connection.query("SELECT pg_notify($1, $2)", [progressChannel, id.uuidString.lowercased()])
+        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
     }
 
     // MARK: cancel and retry
@@ -373,7 +373,7 @@ enum JobStore {
             WHERE production_id = $1 AND state IN ('queued', 'failed')
             """, [id])
         try connection.query("UPDATE jobs SET cancel_requested = true WHERE production_id = $1 AND state = 'running'", [id])
-        try connection.query("SELECT pg_notify($1, $2)", [progressChannel, id.uuidString.lowercased()])
+        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
         return true
     }
 
@@ -405,7 +405,7 @@ enum JobStore {
             WHERE state IN ('dead', 'cancelled') AND (id = ANY($1::uuid[]) OR production_id = $2)
             RETURNING id
             """, [ids ?? [], production])
-        try connection.query("SELECT pg_notify($1, '')", [outboxChannel])
+        try connection.notify(outboxChannel, payload: "")
         return rows.count
     }
 
