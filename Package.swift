@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         // MARK: C clients
@@ -69,9 +70,19 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: operations: metrics, health endpoints, the dashboard
+        .target(name: "Operations", dependencies: [
+            "Jobs", "Postgres",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: swiftSettings),
+
         // MARK: the CLI
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets", "Pipeline",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets", "Pipeline", "Operations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -89,6 +100,10 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "Operations", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DeployTests", dependencies: [
+            "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),
+        ], swiftSettings: swiftSettings),
     ]
 )

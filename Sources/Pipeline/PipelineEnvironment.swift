@@ -1,15 +1,22 @@
 import Foundation
+import Postgres
 
-/// What the pipeline's job kinds need from the process: the asset volume and the environment
-/// (provider API keys are read from it, never from arguments).
+/// What the pipeline's job kinds need from the process: the asset volume, the database (for
+/// kinds that read what earlier stages stored) and the environment (provider API keys are read
+/// from it, never from arguments).
 public struct PipelineEnvironment: Sendable {
     /// Root of the shared asset volume (`REPARTO_ASSETS`).
     public var assetsRoot: URL
     /// Environment variables (for provider configuration).
     public var variables: [String: String]
+    /// The worker's pool; kinds that read the database (enrich, assemble) need it and fail their
+    /// jobs with a clear error without it.
+    public var postgres: PostgresClient?
 
-    public init(assetsRoot: URL, variables: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(assetsRoot: URL, variables: [String: String] = ProcessInfo.processInfo.environment,
+                postgres: PostgresClient? = nil) {
         self.assetsRoot = assetsRoot
         self.variables = variables
+        self.postgres = postgres
     }
 }

@@ -1,13 +1,18 @@
 import Foundation
 import Jobs
 import Pipeline
+import Postgres
 
 /// The job kinds and production plans this build of `reparto` knows.
 enum Kinds {
-    static func registry(environment: EnvironmentValues = EnvironmentValues(envFile: nil)) -> JobRegistry {
+    /// The registry of every kind; `postgres` is the pool handlers that read the database use
+    /// (a worker passes its own; commands that only validate parameters pass none).
+    static func registry(environment: EnvironmentValues = EnvironmentValues(envFile: nil),
+                         postgres: PostgresClient? = nil) -> JobRegistry {
         let registry = JobRegistry.withBuiltins()
         let assets = environment["REPARTO_ASSETS"] ?? ".reparto/assets"
-        PipelineKinds.register(in: registry, environment: PipelineEnvironment(assetsRoot: URL(fileURLWithPath: assets)))
+        PipelineKinds.register(in: registry, environment: PipelineEnvironment(
+            assetsRoot: URL(fileURLWithPath: assets), postgres: postgres))
         return registry
     }
 

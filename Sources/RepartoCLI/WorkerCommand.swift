@@ -36,11 +36,11 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.worker")
-        let registry = Kinds.registry(environment: cluster.environment)
-        let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 4, logger: logger)
+        let registry = Kinds.registry(environment: cluster.environment, postgres: postgres)
+        let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
         let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
                             settings: WorkerSettings(queues: queueList, concurrency: concurrency, prefetch: prefetch,
                                                      heartbeatInterval: heartbeat, drainTimeout: drainTimeout,
