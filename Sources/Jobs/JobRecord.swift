@@ -54,6 +54,30 @@ public struct JobRecord: Sendable, Codable, Equatable {
     }
 }
 
+/// The jobs of one stage of a production, by state.
+public struct StageProgress: Sendable, Codable, Equatable {
+    public var stage: String
+    public var total: Int
+    public var queued: Int
+    public var running: Int
+    public var succeeded: Int
+    /// Dead jobs (out of attempts or not retryable).
+    public var failed: Int
+    public var cancelled: Int
+    /// Succeeded, failed or cancelled.
+    public var done: Int { succeeded + failed + cancelled }
+
+    public init(stage: String, total: Int, queued: Int, running: Int, succeeded: Int, failed: Int, cancelled: Int) {
+        self.stage = stage
+        self.total = total
+        self.queued = queued
+        self.running = running
+        self.succeeded = succeeded
+        self.failed = failed
+        self.cancelled = cancelled
+    }
+}
+
 /// A production's progress, from `ops.production_progress`.
 public struct ProductionProgress: Sendable, Codable, Equatable {
     public var id: UUID
@@ -74,6 +98,8 @@ public struct ProductionProgress: Sendable, Codable, Equatable {
     public var startedAt: Date
     public var finishedAt: Date?
     public var eta: Date?
+    /// Jobs per stage, in the order the stages started (empty for a production without jobs).
+    public var stages: [StageProgress] = []
 
     public var isFinished: Bool { state != "running" }
 

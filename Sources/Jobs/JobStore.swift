@@ -390,22 +390,40 @@ enum JobStore {
         return running.count == 1
     }
 
-    /// Queues dead or cancelled jobs again with fresh attempts (one job, or all of a production's).
+    /// Queues dead or cancelled jobs again with fresh attempts: one job, or a production's.
+    ///
+    /// For a production, only the earliest stage that has such jobs runs again and the production
+    /// goes back to that stage, so the coordinator re-plans the later stages from there (a
+    /// table read regenerates the failed lines, then assembles again). Dead or cancelled jobs of
+    /// later stages are superseded: they become cancelled, keeping their error. A production with
+    /// nothing to re-run is left as it is.
     @available(*, noasync)
     static func retry(jobs ids: [UUID]?, production: UUID?, on connection: PostgresConnection) throws -> Int {
+        var stageFilter: String?
         if let production {
+            guard let first = try connection.query("""
+                SELECT stage FROM jobs WHERE production_id = $1 AND state IN ('dead', 'cancelled')
+                ORDER BY created_at, id LIMIT 1
+                """, [production]).first else { return 0 }
+            stageFilter = first.string("stage")
             try connection.query("""
-                UPDATE productions SET state = 'running', finished_at = NULL, updated_at = now()
-                WHERE id = $1 AND state <> 'running'
-                """, [production])
+                UPDATE productions SET state = 'running', stage = coalesce($2, stage), finished_at = NULL, updated_at = now()
+                WHERE id = $1
+                """, [production, stageFilter])
+            try connection.query("""
+                UPDATE jobs SET state = 'cancelled', last_error = coalesce(last_error || ' ', '') || '(superseded by a retry)'
+                WHERE production_id = $1 AND state = 'dead' AND stage IS DISTINCT FROM $2
+                """, [production, stageFilter])
         }
         let rows = try connection.query("""
             UPDATE jobs SET state = 'queued', attempts = 0, publish_pending = true, run_after = now(),
                 finished_at = NULL, cancel_requested = false
-            WHERE state IN ('dead', 'cancelled') AND (id = ANY($1::uuid[]) OR production_id = $2)
+            WHERE state IN ('dead', 'cancelled')
+              AND (id = ANY($1::uuid[]) OR (production_id = $2 AND stage IS NOT DISTINCT FROM $3))
             RETURNING id
-            """, [ids ?? [], production])
+            """, [ids ?? [], production, stageFilter])
         try connection.notify(outboxChannel, payload: "")
+        if let production { try connection.notify(progressChannel, payload: production.uuidString.lowercased()) }
         return rows.count
     }
 
@@ -427,6 +445,21 @@ enum JobStore {
 
     @available(*, noasync)
     static func progress(_ id: UUID, on connection: PostgresConnection) throws -> ProductionProgress? {
-        try connection.query("SELECT * FROM ops.production_progress WHERE id = $1", [id]).first.flatMap(ProductionProgress.init(row:))
+        guard var progress = try connection.query("SELECT * FROM ops.production_progress WHERE id = $1", [id]).first
+            .flatMap(ProductionProgress.init(row:)) else { return nil }
+        progress.stages = try connection.query("""
+            SELECT coalesce(stage, '') AS stage, count(*) AS total,
+                   count(*) FILTER (WHERE state = 'queued' OR state = 'failed') AS queued,
+                   count(*) FILTER (WHERE state = 'running') AS running,
+                   count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                   count(*) FILTER (WHERE state = 'dead') AS dead,
+                   count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+            FROM jobs WHERE production_id = $1 GROUP BY stage ORDER BY min(created_at)
+            """, [id]).map { row in
+                StageProgress(stage: row.string("stage") ?? "", total: row.int("total") ?? 0, queued: row.int("queued") ?? 0,
+                              running: row.int("running") ?? 0, succeeded: row.int("succeeded") ?? 0,
+                              failed: row.int("dead") ?? 0, cancelled: row.int("cancelled") ?? 0)
+            }
+        return progress
     }
 }

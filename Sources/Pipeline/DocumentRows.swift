@@ -71,3 +71,28 @@ enum DocumentRows {
                               elementCount: elements.count, sha256: sha256)
     }
 }
+
+extension DocumentRows {
+    /// Loads a stored document: title page and elements in (chapterIndex, orderIndex) order.
+    /// Returns nil when no document has `id`.
+    static func load(_ id: UUID, on connection: PostgresConnection) throws -> ScreenplayDocument? {
+        guard let row = try connection.query("SELECT format FROM documents WHERE id = $1", [id]).first else { return nil }
+        let format = row.string("format").flatMap(DocumentFormat.init(rawValue:)) ?? .fountain
+        let titlePage = try connection.query("""
+            SELECT key, to_jsonb("values")::text AS v FROM document_title_page WHERE document_id = $1 ORDER BY position
+            """, [id]).map { row in
+                TitlePageEntry(key: row.string("key") ?? "", values: try row.json("v", as: [String].self) ?? [])
+            }
+        let elements = try connection.query("""
+            SELECT chapter_index, order_index, type, text, level, scene_number, name, extension, dual
+            FROM document_elements WHERE document_id = $1 ORDER BY chapter_index, order_index
+            """, [id]).compactMap { row -> Element? in
+                guard let type = row.string("type").flatMap(ElementType.init(rawValue:)) else { return nil }
+                return Element(type: type, text: row.string("text") ?? "", chapterIndex: row.int("chapter_index") ?? 0,
+                               orderIndex: row.int("order_index") ?? 0, level: row.int("level"),
+                               sceneNumber: row.string("scene_number"), name: row.string("name"),
+                               extension: row.string("extension"), dual: row.bool("dual"))
+            }
+        return ScreenplayDocument(format: format, titlePage: titlePage, elements: elements)
+    }
+}

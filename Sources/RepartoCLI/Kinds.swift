@@ -10,13 +10,17 @@ enum Kinds {
     static func registry(environment: EnvironmentValues = EnvironmentValues(envFile: nil),
                          postgres: PostgresClient? = nil) -> JobRegistry {
         let registry = JobRegistry.withBuiltins()
-        let assets = environment["REPARTO_ASSETS"] ?? ".reparto/assets"
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
-            assetsRoot: URL(fileURLWithPath: assets), postgres: postgres))
+            assetsRoot: assetsRoot(environment), postgres: postgres))
         return registry
     }
 
+    /// The shared asset volume: `REPARTO_ASSETS`, else `.reparto/assets`.
+    static func assetsRoot(_ environment: EnvironmentValues) -> URL {
+        URL(fileURLWithPath: environment["REPARTO_ASSETS"] ?? ".reparto/assets")
+    }
+
     static func plans() -> [any ProductionPlan] {
-        []
+        PipelineKinds.plans
     }
 }

@@ -15,7 +15,7 @@ public enum CastingDirector {
 
     /// Upper-cased, trimmed, inner whitespace collapsed: `" Isolde  Marie "` → `"ISOLDE MARIE"`.
     public static func normalize(_ name: String) -> String {
-        name.uppercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        CharacterCue.normalize(name)
     }
 
     /// 64-bit FNV-1a of the UTF-8 bytes: stable across processes, machines and Swift versions.

@@ -1,0 +1,66 @@
+import Assets
+import Foundation
+import Jobs
+import Postgres
+
+/// The `assemble` job kind of the table-read pipeline: the fan-in after generation.
+///
+/// Streams every line's audio into `productions/<id>/table-read.wav` in (chapterIndex,
+/// orderIndex) order with pauses (longer at scene and chapter changes), and writes
+/// `table-read.vtt` (a WebVTT cue per spoken line), `chapters.json` and `report.json` (what is
+/// missing and why) next to it, with the folder's `metadata.json`. The figures (duration, peak
+/// and RMS level) and paths are recorded on the production in the job's completion transaction.
+/// Every file is written atomically and the job only reads what earlier stages stored, so a
+/// redelivery or retry rewrites identical outputs.
+public struct AssembleJob: JobParameters {
+    public static let kind = "assemble"
+    public static let queue = "assemble"
+
+    public var productionID: UUID
+
+    public init(productionID: UUID) {
+        self.productionID = productionID
+    }
+
+    /// Registers the kind; it needs `environment.postgres` (else every job fails with that reason).
+    public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
+        let root = environment.assetsRoot
+        let postgres = environment.postgres
+        registry.register(AssembleJob.self, timeout: 1800) { parameters, context in
+            guard let postgres else { throw JobError.permanent("assemble: this worker has no database connection") }
+            return try await run(parameters, context: context, postgres: postgres, assetsRoot: root)
+        }
+    }
+
+    static func run(_ job: AssembleJob, context: JobContext, postgres: PostgresClient, assetsRoot: URL) async throws -> TableReadOutputs {
+        let productionID = job.productionID
+        let input = try await postgres.withConnection { connection -> TableReadAssembler.Input? in
+            guard let (request, documentID) = try TableReadRows.context(productionID, on: connection) else { return nil }
+            return TableReadAssembler.Input(
+                productionID: productionID, documentID: documentID, sourceName: request.sourceName,
+                lines: try TableReadRows.assemblyLines(productionID, on: connection),
+                failures: try TableReadRows.generationFailures(productionID, on: connection),
+                sceneHeadings: try TableReadRows.sceneHeadings(productionID, on: connection))
+        }
+        guard let input else { throw JobError.permanent("assemble: production \(productionID) is not a table read") }
+        let (outputs, report) = try await offPool {
+            try TableReadAssembler(store: try AssetStore(root: assetsRoot)).assemble(input)
+        }
+        context.logger.info("assembled table read", metadata: [
+            "seconds": "\(Int(outputs.durationSeconds))", "spoken": "\(report.spokenLines)", "missing": "\(report.missing.count)",
+            "path": "\(outputs.audio.path)",
+        ])
+        let jobID = context.jobID
+        context.transactional { connection in
+            try TableReadRows.recordAssembly(productionID, outputs: outputs, jobID: jobID, on: connection)
+        }
+        return outputs
+    }
+
+    /// Runs blocking file work on a Dispatch queue, not the cooperative pool.
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Assets
+import Foundation
+import Jobs
+import Postgres
+import Screenplay
+import Speech
+
+/// The `enrich` job kind of the table-read pipeline: document-level facts and the cast.
+///
+/// Reads the production's parsed document and stores, in the transaction that marks the job
+/// succeeded: characters (dialogue lines, words, first appearance, scenes), scenes (INT/EXT,
+/// location, time of day, length in eighths), the page count and runtime estimate, the cast
+/// (`casts`, owner `production:<id>`) and the speakable lines with their voices and content keys
+/// (`production_lines`), which the generate stage fans out over. Re-running it replaces those
+/// rows, so a redelivery or retry is harmless.
+public struct EnrichJob: JobParameters {
+    public static let kind = "enrich"
+    public static let queue = "enrich"
+
+    /// The table-read production to enrich.
+    public var productionID: UUID
+
+    public init(productionID: UUID) {
+        self.productionID = productionID
+    }
+
+    /// What an `enrich` job returns.
+    public struct Result: Codable, Sendable, Hashable {
+        public var characters: Int
+        public var scenes: Int
+        public var lines: Int
+        public var pageCount: Double
+        public var estimatedSeconds: Double
+        public var provider: String
+        public var language: String
+    }
+
+    /// Registers the kind: providers come from `environment.variables`, the document from
+    /// `environment.postgres` (without a database every job fails with that reason).
+    public static func register(in registry: JobRegistry, environment: PipelineEnvironment,
+                                providers: VoiceProviderRegistry? = nil) {
+        let providers = providers ?? VoiceProviderRegistry.standard(environment: environment.variables)
+        let postgres = environment.postgres
+        registry.register(EnrichJob.self, timeout: 300) { parameters, context in
+            guard let postgres else { throw JobError.permanent("enrich: this worker has no database connection") }
+            return try await run(parameters, context: context, postgres: postgres, providers: providers)
+        }
+    }
+
+    static func run(_ job: EnrichJob, context: JobContext, postgres: PostgresClient,
+                    providers: VoiceProviderRegistry) async throws -> Result {
+        let productionID = job.productionID
+        let loaded = try await postgres.withConnection { connection -> (TableReadRequest, ScreenplayDocument)? in
+            guard let (request, documentID) = try TableReadRows.context(productionID, on: connection),
+                  let documentID, let document = try DocumentRows.load(documentID, on: connection) else { return nil }
+            return (request, document)
+        }
+        guard let (request, document) = loaded else {
+            throw JobError.permanent("enrich: production \(productionID) has no parsed document")
+        }
+        let analysis = ScriptAnalysis(document: document)
+        let cast: Cast
+        do {
+            cast = try await CastingDirector.cast(document: document, registry: providers, overrides: request.cast)
+        } catch let error as SpeechError where !error.isRetryable {
+            throw JobError.permanent("enrich: casting failed: \(error.description)")
+        }
+        let lines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters)
+        context.logger.debug("enriched production", metadata: [
+            "characters": "\(analysis.characters.count)", "scenes": "\(analysis.scenes.count)", "lines": "\(lines.count)",
+        ])
+        context.transactional { connection in
+            try TableReadRows.storeEnrichment(productionID, analysis: analysis, cast: cast, lines: lines, on: connection)
+        }
+        return Result(characters: analysis.characters.count, scenes: analysis.scenes.count, lines: lines.count,
+                      pageCount: analysis.pageCount, estimatedSeconds: analysis.estimatedSeconds,
+                      provider: cast.provider, language: cast.language)
+    }
+
+    /// The speakable lines of `document` with the voice of each and the content key of its audio.
+    public static func lines(document: ScreenplayDocument, analysis: ScriptAnalysis, cast: Cast,
+                             announceCharacters: Bool) -> [TableReadLine] {
+        var rules = SpeakableRules()
+        rules.announceCharacters = announceCharacters
+        return rules.items(for: document).map { item in
+            let voice = cast.voice(for: item.role)
+            let key = ContentKey.speech(provider: cast.provider, voice: voice, language: cast.language,
+                                        options: .standard, text: item.text)
+            return TableReadLine(chapterIndex: item.chapterIndex, orderIndex: item.orderIndex,
+                                 elementType: item.elementType.rawValue, speaker: item.role.description, voice: voice,
+                                 provider: cast.provider, language: cast.language, text: item.text,
+                                 contentKey: key.description,
+                                 sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex))
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Assets
+import Foundation
+import Speech
+
+/// The files and figures of an assembled table read.
+public struct TableReadOutputs: Codable, Sendable, Hashable {
+    /// `table-read.wav`: every spoken line in script order with pauses.
+    public var audio: AssetRecord
+    /// `table-read.vtt`: a WebVTT cue per spoken line (speaker, start, end).
+    public var subtitles: AssetRecord
+    /// `chapters.json`: chapters and scenes with their start and end times.
+    public var chapters: AssetRecord
+    /// `report.json`: what was assembled and what is missing, with the reasons.
+    public var report: AssetRecord
+    public var durationSeconds: Double
+    public var peakDBFS: Double?
+    public var rmsDBFS: Double?
+    public var spokenLines: Int
+    public var missingLines: Int
+}
+
+/// The contents of `report.json`.
+public struct TableReadReport: Codable, Sendable, Hashable {
+    /// A line that is not in the table read, and why.
+    public struct MissingLine: Codable, Sendable, Hashable {
+        public var chapterIndex: Int
+        public var orderIndex: Int
+        public var speaker: String
+        public var text: String
+        public var reason: String
+    }
+    public var productionID: UUID
+    public var source: String
+    public var documentID: UUID?
+    public var lines: Int
+    public var spokenLines: Int
+    public var missing: [MissingLine]
+    public var durationSeconds: Double
+    public var peakDBFS: Double?
+    public var rmsDBFS: Double?
+    public var audioPath: String
+    public var subtitlesPath: String
+    public var chaptersPath: String
+}
+
+/// The contents of `chapters.json`.
+public struct TableReadChapters: Codable, Sendable, Hashable {
+    public struct Scene: Codable, Sendable, Hashable {
+        public var index: Int
+        public var heading: String
+        public var start: Double
+        public var end: Double
+    }
+    public struct Chapter: Codable, Sendable, Hashable {
+        public var index: Int
+        public var title: String
+        public var start: Double
+        public var end: Double
+        public var scenes: [Scene]
+    }
+    public var chapters: [Chapter]
+}
+
+/// Builds a production's table read on the asset volume: streams every line's audio into one
+/// WAV with pauses (never holding the whole read in memory), then writes the subtitles, the
+/// chapters and the report into the production's folder (with its `metadata.json`).
+///
+/// Blocking file I/O throughout: call ``assemble(_:)`` off the cooperative pool.
+struct TableReadAssembler {
+    struct Input: Sendable {
+        var productionID: UUID
+        var documentID: UUID?
+        var sourceName: String
+        var lines: [AssemblyLine]
+        /// Why a line has no audio, by ``TableReadRows/failureKey(text:voice:)``.
+        var failures: [String: String]
+        var sceneHeadings: [Int: String]
+    }
+
+    static let audioName = "table-read.wav"
+    static let subtitlesName = "table-read.vtt"
+    static let chaptersName = "chapters.json"
+    static let reportName = "report.json"
+    /// Used when no line has audio (an empty but valid WAV).
+    static let fallbackFormat = WAVFormat.pcm16(sampleRate: 22050)
+
+    let store: AssetStore
+    var pauses: TableReadTimeline.Pauses = .standard
+
+    @available(*, noasync, message: "blocking file I/O")
+    func assemble(_ input: Input) throws -> (TableReadOutputs, TableReadReport) {
+        var missing: [TableReadReport.MissingLine] = []
+        func reportMissing(_ line: TableReadLine, _ reason: String) {
+            missing.append(.init(chapterIndex: line.chapterIndex, orderIndex: line.orderIndex, speaker: line.speaker,
+                                 text: line.text, reason: reason))
+        }
+        var byKey: [String: AssemblyLine] = [:]
+        var timelineLines: [TableReadTimeline.Line] = []
+        for item in input.lines {
+            let line = item.line
+            let hasAudio = item.filePath != nil && item.durationSeconds != nil
+            if !hasAudio {
+                reportMissing(line, input.failures[TableReadRows.failureKey(text: line.text, voice: line.voice)]
+                              ?? "no audio was generated for this line")
+            }
+            byKey["\(line.chapterIndex)/\(line.orderIndex)"] = item
+            timelineLines.append(.init(chapterIndex: line.chapterIndex, orderIndex: line.orderIndex, sceneIndex: line.sceneIndex,
+                                       speaker: line.speaker, text: line.text, duration: hasAudio ? item.durationSeconds : nil))
+        }
+        let timeline = TableReadTimeline(lines: timelineLines, pauses: pauses)
+        let folder = store.folder(.production, id: input.productionID.uuidString.lowercased())
+
+        // The audio: a placeholder header, then each line at its timeline position.
+        let writer = try store.beginStream(to: try folder.path(of: Self.audioName), mimeType: "audio/wav")
+        var format: WAVFormat?
+        var framesWritten = 0
+        var placed: [TableReadTimeline.Cue] = []
+        var energy = 0.0
+        var peak: Double?
+        try writer.append(WAVWriter.header(format: Self.fallbackFormat, dataLength: 0))
+        for cue in timeline.cues {
+            guard let item = byKey["\(cue.line.chapterIndex)/\(cue.line.orderIndex)"], let path = item.filePath else { continue }
+            let body: Data
+            let bodyFormat: WAVFormat
+            do {
+                let data = try store.readVerifiedBlocking(path, sha256: item.sha256 ?? "")
+                (body, bodyFormat) = try Self.pcmBody(of: data, convertingTo: format)
+            } catch {
+                reportMissing(item.line, "audio unusable: \(error)")
+                continue
+            }
+            let target = format ?? bodyFormat
+            format = target
+            let startFrame = max(framesWritten, Int((cue.start * Double(target.sampleRate)).rounded()))
+            try Self.appendSilence(frames: startFrame - framesWritten, format: target, to: writer)
+            try writer.append(body)
+            let frames = body.count / target.blockAlign
+            framesWritten = startFrame + frames
+            let start = Double(startFrame) / Double(target.sampleRate)
+            placed.append(.init(line: cue.line, pauseBefore: cue.pauseBefore, start: start,
+                                end: start + Double(frames) / Double(target.sampleRate)))
+            if let rms = item.rmsDBFS { energy += pow(10, rms / 10) * Double(frames) }
+            if let p = item.peakDBFS { peak = max(peak ?? p, p) }
+        }
+        let audioFormat = format ?? Self.fallbackFormat
+        if !placed.isEmpty {
+            try Self.appendSilence(frames: Int((pauses.edge * Double(audioFormat.sampleRate)).rounded()), format: audioFormat,
+                                   to: writer)
+            framesWritten += Int((pauses.edge * Double(audioFormat.sampleRate)).rounded())
+        }
+        let dataLength = framesWritten * audioFormat.blockAlign
+        try writer.write(WAVWriter.header(format: audioFormat, dataLength: dataLength), at: 0)
+        let audio = try writer.commit()
+        try folder.updateMetadataBlocking { $0.files[Self.audioName] = audio }
+
+        let duration = Double(framesWritten) / Double(audioFormat.sampleRate)
+        let rms: Double? = framesWritten > 0 && energy > 0 ? 10 * log10(energy / Double(framesWritten)) : nil
+        missing.sort { ($0.chapterIndex, $0.orderIndex) < ($1.chapterIndex, $1.orderIndex) }
+
+        let subtitles = try folder.writeBlocking(Data(WebVTT.document(cues: placed).utf8), name: Self.subtitlesName,
+                                                 mimeType: "text/vtt")
+        let chapters = try folder.writeBlocking(try Self.json(Self.chapters(placed, titles: Self.chapterTitles(input.lines),
+                                                                                   headings: input.sceneHeadings)),
+                                                name: Self.chaptersName, mimeType: "application/json")
+        let report = TableReadReport(
+            productionID: input.productionID, source: input.sourceName, documentID: input.documentID, lines: input.lines.count,
+            spokenLines: placed.count, missing: missing, durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
+            audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path)
+        let reportRecord = try folder.writeBlocking(try Self.json(report), name: Self.reportName, mimeType: "application/json")
+        let outputs = TableReadOutputs(audio: audio, subtitles: subtitles, chapters: chapters, report: reportRecord,
+                                       durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
+                                       spokenLines: placed.count, missingLines: missing.count)
+        return (outputs, report)
+    }
+
+    /// The PCM bytes of a WAV file in `target`'s format (resampled when only the rate differs).
+    static func pcmBody(of data: Data, convertingTo target: WAVFormat?) throws -> (Data, WAVFormat) {
+        let header = try WAVHeader(parsing: data)
+        let start = data.startIndex + header.dataOffset
+        let body = data[start..<(start + header.dataLength - header.dataLength % max(header.format.blockAlign, 1))]
+        guard let target, target != header.format else { return (Data(body), header.format) }
+        let audio = try PCMAudio(wav: data)
+        guard audio.channels == target.channels else {
+            throw AssemblyError.formatMismatch("\(header.format) cannot join \(target)")
+        }
+        let converted = audio.resampled(to: target.sampleRate).wavData(encoding: target.encoding)
+        let convertedHeader = try WAVHeader(parsing: converted)
+        guard convertedHeader.format == target else {
+            throw AssemblyError.formatMismatch("\(header.format) cannot join \(target)")
+        }
+        let from = converted.startIndex + convertedHeader.dataOffset
+        return (Data(converted[from..<(from + convertedHeader.dataLength)]), target)
+    }
+
+    static func appendSilence(frames: Int, format: WAVFormat, to writer: AssetStreamWriter) throws {
+        var remaining = frames * format.blockAlign
+        let chunk = Data(count: min(max(remaining, 0), 1 << 20))
+        while remaining > 0 {
+            let n = min(remaining, chunk.count)
+            try writer.append(n == chunk.count ? chunk : chunk.prefix(n))
+            remaining -= n
+        }
+    }
+
+    /// Chapters and scenes as placed in the audio. A chapter's title is its first section
+    /// heading line, else "Opening" for the part before the first chapter, else "Chapter N".
+    static func chapters(_ cues: [TableReadTimeline.Cue], titles: [Int: String], headings: [Int: String]) -> TableReadChapters {
+        var chapters: [TableReadChapters.Chapter] = []
+        for span in TableReadTimeline.spans(of: cues, key: { $0.chapterIndex }) {
+            let inChapter = cues.filter { $0.line.chapterIndex == span.index }
+            let title = titles[span.index]
+            let scenes = TableReadTimeline.spans(of: inChapter, key: { $0.sceneIndex }).map {
+                TableReadChapters.Scene(index: $0.index, heading: headings[$0.index] ?? "Scene \($0.index)", start: $0.start, end: $0.end)
+            }
+            chapters.append(.init(index: span.index, title: title ?? (span.index == 0 ? "Opening" : "Chapter \(span.index)"),
+                                  start: span.start, end: span.end, scenes: scenes))
+        }
+        return TableReadChapters(chapters: chapters)
+    }
+
+    /// The first section heading of each chapter.
+    static func chapterTitles(_ lines: [AssemblyLine]) -> [Int: String] {
+        var titles: [Int: String] = [:]
+        for item in lines where item.line.elementType == "sectionHeading" && titles[item.line.chapterIndex] == nil {
+            titles[item.line.chapterIndex] = item.line.text
+        }
+        return titles
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(value)
+    }
+}
+
+/// Why a line's audio could not join the table read.
+enum AssemblyError: Error, CustomStringConvertible {
+    case formatMismatch(String)
+    var description: String {
+        switch self {
+        case .formatMismatch(let detail): return "audio format mismatch: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Everything known about a table read: progress per stage, the script's facts, the outputs and
+/// the failures. What `reparto results` shows (`--json` prints this structure).
+public struct TableReadResults: Codable, Sendable, Hashable {
+    /// Jobs of one stage by outcome.
+    public struct Stage: Codable, Sendable, Hashable {
+        public var name: String
+        public var total: Int
+        public var succeeded: Int
+        public var failed: Int
+        public var cancelled: Int
+        public var pending: Int
+    }
+    public struct Character: Codable, Sendable, Hashable {
+        public var name: String
+        public var dialogueLines: Int
+        public var words: Int
+        public var firstChapter: Int
+        public var firstOrder: Int
+        public var scenes: [Int]
+        public var voice: String?
+    }
+    public struct Scene: Codable, Sendable, Hashable {
+        public var index: Int
+        public var heading: String
+        public var setting: String?
+        public var location: String
+        public var timeOfDay: String?
+        public var eighths: Int
+        public var estimatedSeconds: Double
+    }
+    /// Output paths relative to the asset root.
+    public struct Files: Codable, Sendable, Hashable {
+        public var audio: String
+        public var subtitles: String
+        public var chapters: String
+        public var report: String
+    }
+    /// A job that did not succeed.
+    public struct Failure: Codable, Sendable, Hashable {
+        public var jobID: UUID
+        public var kind: String
+        public var stage: String?
+        public var state: String
+        public var error: String?
+    }
+
+    public var productionID: UUID
+    public var name: String
+    /// running, completed, completed_with_failures or cancelled.
+    public var state: String
+    public var stage: String
+    public var source: String
+    public var documentID: UUID?
+    public var provider: String?
+    public var language: String?
+    public var narratorVoice: String?
+    public var pageCount: Double?
+    public var estimatedSeconds: Double?
+    public var wordCount: Int?
+    public var lineCount: Int?
+    public var files: Files?
+    public var audioSeconds: Double?
+    public var peakDBFS: Double?
+    public var rmsDBFS: Double?
+    public var spokenLines: Int?
+    public var missingLines: Int?
+    public var stages: [Stage]
+    public var characters: [Character]
+    public var scenes: [Scene]
+    public var failures: [Failure]
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Jobs
+import Postgres
+import Screenplay
+import Speech
+
+/// One line of a table read: what is said, by whom, in which voice (a `production_lines` row).
+public struct TableReadLine: Codable, Sendable, Hashable {
+    public var chapterIndex: Int
+    public var orderIndex: Int
+    public var elementType: String
+    /// `narrator` or the character's normalized name.
+    public var speaker: String
+    public var voice: String
+    public var provider: String
+    public var language: String?
+    public var text: String
+    /// The audio's `generated_content.content_key`.
+    public var contentKey: String
+    /// 1-based scene index, nil before the first scene heading.
+    public var sceneIndex: Int?
+}
+
+/// A line as the assembler sees it: the line plus its audio, if generated.
+struct AssemblyLine: Sendable {
+    var line: TableReadLine
+    var filePath: String?
+    var sha256: String?
+    var durationSeconds: Double?
+    var peakDBFS: Double?
+    var rmsDBFS: Double?
+}
+
+/// Everything the SQL of the table-read pipeline: one place for its tables
+/// (`table_reads`, `production_characters`, `production_scenes`, `production_lines`, `casts`).
+/// Every function runs on a connection's own thread (blocking).
+enum TableReadRows {
+    // MARK: submission
+
+    static func create(productionID: UUID, request: TableReadRequest, on connection: PostgresConnection) throws {
+        try connection.query("""
+            INSERT INTO table_reads (production_id, source_path, source_name) VALUES ($1, $2, $3)
+            """, [productionID, request.sourcePath, request.sourceName])
+    }
+
+    // MARK: the plan
+
+    /// The result of the production's succeeded parse job, if any.
+    static func parseResult(_ productionID: UUID, on connection: PostgresConnection) throws -> ParseJobResult? {
+        try connection.query("""
+            SELECT result::text AS result FROM jobs
+            WHERE production_id = $1 AND stage = 'parse' AND state = 'succeeded'
+            ORDER BY finished_at DESC LIMIT 1
+            """, [productionID]).first?.json("result", as: ParseJobResult.self)
+    }
+
+    static func setDocument(_ productionID: UUID, documentID: UUID, on connection: PostgresConnection) throws {
+        try connection.query("UPDATE table_reads SET document_id = $2 WHERE production_id = $1", [productionID, documentID])
+    }
+
+    /// True when a job of `stage` succeeded for the production.
+    static func stageSucceeded(_ productionID: UUID, stage: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("""
+            SELECT 1 FROM jobs WHERE production_id = $1 AND stage = $2 AND state = 'succeeded' LIMIT 1
+            """, [productionID, stage]).count == 1
+    }
+
+    /// Lines whose audio does not exist yet, one per distinct content key, in script order.
+    static func linesNeedingAudio(_ productionID: UUID, on connection: PostgresConnection) throws -> [TableReadLine] {
+        try connection.query("""
+            SELECT * FROM (
+                SELECT DISTINCT ON (l.content_key) l.*
+                FROM production_lines l
+                WHERE l.production_id = $1
+                  AND NOT EXISTS (SELECT 1 FROM generated_content g WHERE g.content_key = l.content_key)
+                ORDER BY l.content_key, l.chapter_index, l.order_index
+            ) pending
+            ORDER BY chapter_index, order_index
+            """, [productionID]).map(line(from:))
+    }
+
+    // MARK: enrich
+
+    /// The production's request and parsed document id.
+    static func context(_ productionID: UUID, on connection: PostgresConnection) throws -> (request: TableReadRequest, documentID: UUID?)? {
+        guard let row = try connection.query("""
+            SELECT p.params::text AS params, t.document_id
+            FROM productions p JOIN table_reads t ON t.production_id = p.id WHERE p.id = $1
+            """, [productionID]).first, let request = try row.json("params", as: TableReadRequest.self) else { return nil }
+        return (request, row.uuid("document_id"))
+    }
+
+    /// Replaces the production's characters, scenes, lines and cast, and records the summary.
+    static func storeEnrichment(_ productionID: UUID, analysis: ScriptAnalysis, cast: Cast, lines: [TableReadLine],
+                                on connection: PostgresConnection) throws {
+        for table in ["production_characters", "production_scenes", "production_lines"] {
+            try connection.query("DELETE FROM \(table) WHERE production_id = $1", [productionID])
+        }
+        let characters = analysis.characters
+        if !characters.isEmpty {
+            try connection.query("""
+                INSERT INTO production_characters
+                    (production_id, name, dialogue_lines, words, first_chapter, first_order, scenes, voice)
+                SELECT $1, c.name, c.lines, c.words, c.chapter, c.ord, ARRAY(SELECT jsonb_array_elements_text(c.scenes)::int), c.voice
+                FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::text[])
+                     AS c(name, lines, words, chapter, ord, scenes, voice)
+                """, [productionID, characters.map(\.name), characters.map(\.dialogueLines), characters.map(\.words),
+                      characters.map(\.firstChapter), characters.map(\.firstOrder),
+                      try characters.map { try PostgresJSON(encoding: $0.scenes) },
+                      characters.map { Optional(cast.voice(for: .character($0.name))) }])
+        }
+        let scenes = analysis.scenes
+        if !scenes.isEmpty {
+            try connection.query("""
+                INSERT INTO production_scenes (production_id, scene_index, chapter_index, order_index, heading, setting,
+                                               location, time_of_day, scene_number, eighths, estimated_seconds)
+                SELECT $1, s.* FROM unnest($2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[],
+                                           $9::text[], $10::int[], $11::float8[])
+                     AS s(scene_index, chapter_index, order_index, heading, setting, location, time_of_day, scene_number,
+                          eighths, estimated_seconds)
+                """, [productionID, scenes.map(\.index), scenes.map(\.chapterIndex), scenes.map(\.orderIndex),
+                      scenes.map(\.heading), scenes.map { $0.setting?.rawValue }, scenes.map(\.location),
+                      scenes.map(\.timeOfDay), scenes.map(\.sceneNumber), scenes.map(\.eighths), scenes.map(\.estimatedSeconds)])
+        }
+        if !lines.isEmpty {
+            try connection.query("""
+                INSERT INTO production_lines (production_id, chapter_index, order_index, element_type, speaker, voice,
+                                              provider, language, text, content_key, scene_index)
+                SELECT $1, l.* FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                                           $9::text[], $10::text[], $11::int[])
+                     AS l(chapter_index, order_index, element_type, speaker, voice, provider, language, text, content_key,
+                          scene_index)
+                """, [productionID, lines.map(\.chapterIndex), lines.map(\.orderIndex), lines.map(\.elementType),
+                      lines.map(\.speaker), lines.map(\.voice), lines.map(\.provider), lines.map(\.language),
+                      lines.map(\.text), lines.map(\.contentKey), lines.map(\.sceneIndex)])
+        }
+        try connection.query("""
+            INSERT INTO casts (owner, provider, language, narrator, characters, updated_at)
+            VALUES ($1, $2, $3, $4, $5::jsonb, now())
+            ON CONFLICT (owner) DO UPDATE SET provider = EXCLUDED.provider, language = EXCLUDED.language,
+                narrator = EXCLUDED.narrator, characters = EXCLUDED.characters, updated_at = now()
+            """, [castOwner(productionID), cast.provider, cast.language, cast.narrator, try PostgresJSON(encoding: cast.characters)])
+        try connection.query("""
+            UPDATE table_reads SET provider = $2, language = $3, page_count = $4, estimated_seconds = $5,
+                word_count = $6, line_count = $7
+            WHERE production_id = $1
+            """, [productionID, cast.provider, cast.language, analysis.pageCount, analysis.estimatedSeconds,
+                  analysis.wordCount, lines.count])
+    }
+
+    /// The `casts.owner` of a production's cast.
+    static func castOwner(_ productionID: UUID) -> String { "production:" + productionID.uuidString.lowercased() }
+
+    // MARK: assemble
+
+    /// Every line of the production with its audio (if generated), in script order.
+    static func assemblyLines(_ productionID: UUID, on connection: PostgresConnection) throws -> [AssemblyLine] {
+        try connection.query("""
+            SELECT l.*, g.file_path, g.sha256, g.duration_seconds, g.peak_dbfs, g.rms_dbfs
+            FROM production_lines l LEFT JOIN generated_content g ON g.content_key = l.content_key
+            WHERE l.production_id = $1
+            ORDER BY l.chapter_index, l.order_index
+            """, [productionID]).map { row in
+                AssemblyLine(line: line(from: row), filePath: row.string("file_path"), sha256: row.string("sha256"),
+                             durationSeconds: row.double("duration_seconds"), peakDBFS: row.double("peak_dbfs"),
+                             rmsDBFS: row.double("rms_dbfs"))
+            }
+    }
+
+    /// Why generation failed, by (text, voice): the last error of each dead or cancelled
+    /// `generate` job of the production.
+    static func generationFailures(_ productionID: UUID, on connection: PostgresConnection) throws -> [String: String] {
+        var reasons: [String: String] = [:]
+        for row in try connection.query("""
+            SELECT it->>'text' AS text, it->>'voice' AS voice, j.state, j.last_error
+            FROM jobs j CROSS JOIN LATERAL jsonb_array_elements(j.params->'items') it
+            WHERE j.production_id = $1 AND j.kind = 'generate' AND j.state IN ('dead', 'cancelled')
+            ORDER BY j.finished_at
+            """, [productionID]) {
+            let key = failureKey(text: row.string("text") ?? "", voice: row.string("voice") ?? "")
+            reasons[key] = row.string("state") == "cancelled" ? "cancelled" : (row.string("last_error") ?? "generation failed")
+        }
+        return reasons
+    }
+
+    static func failureKey(text: String, voice: String) -> String { voice + "\u{0}" + text }
+
+    /// Scene headings by scene index.
+    static func sceneHeadings(_ productionID: UUID, on connection: PostgresConnection) throws -> [Int: String] {
+        var headings: [Int: String] = [:]
+        for row in try connection.query(
+            "SELECT scene_index, heading FROM production_scenes WHERE production_id = $1", [productionID]) {
+            if let index = row.int("scene_index") { headings[index] = row.string("heading") ?? "" }
+        }
+        return headings
+    }
+
+    /// Records the assembled outputs on the production and in `generated_content`.
+    static func recordAssembly(_ productionID: UUID, outputs: TableReadOutputs, jobID: UUID,
+                               on connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE table_reads SET audio_path = $2, subtitles_path = $3, chapters_path = $4, report_path = $5,
+                audio_seconds = $6, peak_dbfs = $7, rms_dbfs = $8, spoken_lines = $9, missing_lines = $10,
+                assembled_at = now()
+            WHERE production_id = $1
+            """, [productionID, outputs.audio.path, outputs.subtitles.path, outputs.chapters.path, outputs.report.path,
+                  outputs.durationSeconds, outputs.peakDBFS, outputs.rmsDBFS, outputs.spokenLines, outputs.missingLines])
+        let owner = castOwner(productionID)
+        try connection.query("""
+            DELETE FROM generated_content WHERE owner_kind = 'identifier' AND owner_id = $1
+            """, [owner])
+        for (record, duration) in [(outputs.audio, Optional(outputs.durationSeconds)), (outputs.subtitles, nil)] {
+            try connection.query("""
+                INSERT INTO generated_content (id, mime_type, owner_kind, owner_id, file_path, size_bytes, sha256,
+                                               duration_seconds, peak_dbfs, rms_dbfs, job_id)
+                VALUES ($1, $2, 'identifier', $3, $4, $5, $6, $7, $8, $9, $10)
+                """, [UUID(), record.mimeType, owner, record.path, record.size, record.sha256, duration,
+                      duration == nil ? nil : outputs.peakDBFS, duration == nil ? nil : outputs.rmsDBFS, jobID])
+        }
+    }
+
+    // MARK: rows
+
+    static func line(from row: PostgresRow) -> TableReadLine {
+        TableReadLine(chapterIndex: row.int("chapter_index") ?? 0, orderIndex: row.int("order_index") ?? 0,
+                      elementType: row.string("element_type") ?? "", speaker: row.string("speaker") ?? "narrator",
+                      voice: row.string("voice") ?? "", provider: row.string("provider") ?? "",
+                      language: row.string("language"), text: row.string("text") ?? "",
+                      contentKey: row.string("content_key") ?? "", sceneIndex: row.int("scene_index"))
+    }
+}
