@@ -115,12 +115,30 @@ public struct GenerateJob: JobParameters {
 
     /// Registers the kind with `registry`: audio goes to `environment.assetsRoot`, providers are
     /// configured from `environment.variables`.
-    public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
+    ///
+    /// With a database (`environment.postgres`), the worker records its providers in
+    /// `voice_providers` right away, refuses items whose provider an operator disabled (the flags
+    /// are remembered for `providerStateLifetime`), and validates voices against the shared
+    /// `voice_cache` (``VoiceCatalog``).
+    /// - Returns: the generator behind the handler (tests await ``SpeechGenerator/providersRecorded()``).
+    @discardableResult
+    public static func register(in registry: JobRegistry, environment: PipelineEnvironment,
+                                providerStateLifetime: Duration = .seconds(5)) -> SpeechGenerator {
         let generator = SpeechGenerator(providers: .standard(environment: environment.variables),
-                                        assetsRoot: environment.assetsRoot)
+                                        assetsRoot: environment.assetsRoot, postgres: environment.postgres,
+                                        providerStateLifetime: providerStateLifetime)
+        if environment.postgres != nil {
+            Task {
+                do { try await generator.providersRecorded() } catch {
+                    // Not fatal: the first job records them again before it reads the flags.
+                    Logger(label: "reparto.generate").warning("could not record voice providers: \(error)")
+                }
+            }
+        }
         registry.register(GenerateJob.self, timeout: timeout) { parameters, context in
             try await generator.run(parameters, context: context)
         }
+        return generator
     }
 }
 
@@ -132,16 +150,31 @@ public struct SpeechGenerator: Sendable {
     public var assetsRoot: URL
     /// Most items one job may carry.
     public var maximumItems: Int
-    private let voiceMemo = VoiceListMemo()
+    private let voiceMemo: VoiceListMemo
+    /// The operator's enabled flags (and this worker's record of its providers) in `voice_providers`.
+    public let providerGate: VoiceProviderGate
     /// Opened once, here (creating the root blocks briefly on the file system, so not in a task);
     /// nil when that failed, and then opened again per job off the cooperative pool.
     private let openedStore: AssetStore?
 
-    public init(providers: VoiceProviderRegistry, assetsRoot: URL, maximumItems: Int = 100) {
+    /// - Parameters:
+    ///   - postgres: the worker's pool; nil: no provider switches (all enabled) and voice listings
+    ///     only remembered in this process.
+    ///   - providerStateLifetime: how long the `enabled` flags are remembered.
+    public init(providers: VoiceProviderRegistry, assetsRoot: URL, maximumItems: Int = 100,
+                postgres: PostgresClient? = nil, providerStateLifetime: Duration = .seconds(5)) {
         self.providers = providers
         self.assetsRoot = assetsRoot
         self.maximumItems = maximumItems
+        self.voiceMemo = VoiceListMemo(catalog: postgres.map { VoiceCatalog(postgres: $0) })
+        self.providerGate = VoiceProviderGate(directory: postgres.map { VoiceProviderDirectory(postgres: $0) },
+                                              registry: providers, lifetime: providerStateLifetime)
         self.openedStore = try? AssetStore(root: assetsRoot)
+    }
+
+    /// Records the providers in `voice_providers` (done once; a no-op without a database).
+    public func providersRecorded() async throws {
+        try await providerGate.recordProviders()
     }
 
     /// Validates the batch, produces (or reuses) each line's audio and registers the
@@ -211,7 +244,9 @@ public struct SpeechGenerator: Sendable {
             default: if (owner.id ?? "").isEmpty { throw fail("owner kind '\(owner.kind.rawValue)' needs an id") }
             }
             let provider: any VoiceProvider
-            do { provider = try providers.configuredProvider(item.providerID) } catch { throw fail("\(error)") }
+            do { provider = try providers.provider(item.providerID) } catch { throw fail("\(error)") }
+            guard try await providerGate.isEnabled(provider.id) else { throw fail(SpeechError.providerDisabled(provider.id).description) }
+            do { _ = try providers.configuredProvider(provider.id) } catch { throw fail("\(error)") }
             let known: Bool
             do { known = try await voiceMemo.isKnown(item.voice, provider: provider, language: item.language) } catch {
                 if let speech = error as? SpeechError, !speech.isRetryable { throw fail(speech.description) }
@@ -251,10 +286,17 @@ struct GeneratedContentRow: Sendable {
 }
 
 /// Remembers providers' voice listings for a few minutes, so validating a batch does not list
-/// voices (an HTTP call for remote providers) for every job.
+/// voices (an HTTP call for remote providers) for every job. With a ``VoiceCatalog`` a miss reads
+/// the shared `voice_cache` row (fetched from the provider and stored only when it expired), so
+/// workers share one listing.
 actor VoiceListMemo {
-    private var lists: [String: (voices: Set<String>, until: ContinuousClock.Instant)] = [:]
+    private var lists: [String: ExpiringMemo<Set<String>>] = [:]
     private let lifetime: Duration = .seconds(300)
+    private let catalog: VoiceCatalog?
+
+    init(catalog: VoiceCatalog?) {
+        self.catalog = catalog
+    }
 
     /// True when `provider` offers `voice`: listed for `language`, for all languages, or (a
     /// `base+variant` id like espeak-ng's) listed for its base language.
@@ -270,12 +312,17 @@ actor VoiceListMemo {
 
     private func voiceIDs(provider: any VoiceProvider, language: String?) async throws -> Set<String> {
         let key = provider.id + "\u{0}" + (language ?? "")
-        if let hit = lists[key], hit.until > .now { return hit.voices }
-        let voices = try await provider.voices(language: language)
+        if let hit = lists[key]?.value(at: .now) { return hit }
+        let voices: [Voice]
+        if let catalog { voices = try await catalog.voices(provider: provider, language: language) } else {
+            voices = try await provider.voices(language: language)
+        }
         // espeak-ng also accepts a language listed under a voice's "Other Languages" (`en`).
         var ids = Set(voices.map(\.id))
         if provider.id == EspeakProvider.providerID, language == nil { ids.formUnion(voices.flatMap(\.languages)) }
-        lists[key] = (ids, .now + lifetime)
+        var memo = ExpiringMemo<Set<String>>(lifetime: lifetime)
+        memo.store(ids, at: .now)
+        lists[key] = memo
         return ids
     }
 }

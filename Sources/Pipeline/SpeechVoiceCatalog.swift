@@ -67,20 +67,8 @@ public struct VoiceCatalog: Sendable {
     }
 
     /// Records every provider of `registry` in `voice_providers` (display name and whether it is
-    /// configured now); `enabled` is left as an operator set it.
+    /// configured now); `enabled` is left as an operator set it. Same as ``VoiceProviderDirectory/record(_:)``.
     public func recordProviders(_ registry: VoiceProviderRegistry) async throws {
-        try await postgres.withConnection { connection in
-            // isConfigured may look at the file system: evaluated here, off the cooperative pool.
-            let rows = registry.all.map { ($0.id, $0.displayName, $0.isConfigured) }
-            try connection.transaction { connection in
-                for (id, name, configured) in rows {
-                    _ = try connection.query("""
-                        INSERT INTO voice_providers (id, display_name, configured, updated_at) VALUES ($1, $2, $3, now())
-                        ON CONFLICT (id) DO UPDATE
-                        SET display_name = EXCLUDED.display_name, configured = EXCLUDED.configured, updated_at = now()
-                        """, [id, name, configured])
-                }
-            }
-        }
+        try await VoiceProviderDirectory(postgres: postgres).record(registry)
     }
 }

@@ -1,14 +1,39 @@
 import ArgumentParser
 import Foundation
+import Logging
+import Pipeline
+import Postgres
 import Speech
 
-/// `reparto voices [--provider P] [--language L] [--json]`: lists a provider's voices.
+/// `reparto voices [list] [--provider P] [--language L] [--json] [--no-cache] [--refresh]`: a
+/// provider's voices; `reparto voices providers [list|enable ID|disable ID]`: the providers'
+/// state in PostgreSQL.
 public struct VoicesCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "voices",
-        abstract: "List the voices of a speech provider (espeak-ng, elevenlabs, openai).",
-        discussion: "API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or the files named by …_FILE, never from flags."
+        abstract: "List voices (default) or list, enable and disable speech providers.",
+        discussion: "API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or the files named by …_FILE, never from flags.",
+        subcommands: [VoicesListCommand.self, VoiceProvidersCommand.self],
+        defaultSubcommand: VoicesListCommand.self
     )
+
+    public init() {}
+}
+
+/// `reparto voices [list]`: a provider's voices, through the shared `voice_cache` when a database
+/// is configured, straight from the provider otherwise.
+struct VoicesListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the voices of a speech provider (espeak-ng, elevenlabs, openai).",
+        discussion: """
+            With a database configured (REPARTO_DATABASE_URL or .reparto/env) the listing comes from the \
+            voice_cache table while it is fresh (24 h) and is stored there otherwise, so workers and this \
+            command share it; if the database cannot be reached, the provider is asked directly (with a warning).
+            """
+    )
+
+    @OptionGroup var cluster: ClusterOptions
 
     @Option(name: .long, help: "Provider id (default: espeak-ng).")
     var provider: String?
@@ -19,21 +44,36 @@ public struct VoicesCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON instead of a table.")
     var json = false
 
-    @Flag(name: .long, help: "List the providers and whether they are configured, instead of voices.")
-    var providers = false
+    @Flag(name: .customLong("no-cache"), help: "Ask the provider directly, without the database cache.")
+    var noCache = false
 
-    public init() {}
+    @Flag(name: .long, help: "Ask the provider and replace the cached listing.")
+    var refresh = false
 
-    public func run() async throws {
-        let registry = VoiceProviderRegistry.standard()
-        if providers {
-            let rows = registry.all.map { ProviderRow(id: $0.id, name: $0.displayName, configured: $0.isConfigured, requiresAPIKey: $0.requiresAPIKey) }
-            if json { try printJSON(rows) } else {
-                for row in rows { print("\(row.id)\t\(row.configured ? "configured" : "not configured")\t\(row.name)") }
+    func validate() throws {
+        if noCache && refresh { throw ValidationError("--no-cache and --refresh exclude each other") }
+    }
+
+    func run() async throws {
+        let provider = try VoiceProviderRegistry.standard().configuredProvider(provider)
+        let voices: [Voice]
+        if !noCache, cluster.hasDatabase, let postgres = await connectOrWarn() {
+            do {
+                let catalog = VoiceCatalog(postgres: postgres)
+                if refresh {
+                    voices = try await provider.voices(language: language)
+                    try await catalog.store(voices, provider: provider.id, language: language)
+                } else {
+                    voices = try await catalog.voices(provider: provider, language: language)
+                }
+                await postgres.shutdown()
+            } catch {
+                await postgres.shutdown()
+                throw error
             }
-            return
+        } else {
+            voices = try await provider.voices(language: language)
         }
-        let voices = try await registry.configuredProvider(provider).voices(language: language)
         if json {
             try printJSON(voices)
         } else {
@@ -42,13 +82,111 @@ public struct VoicesCommand: AsyncParsableCommand {
         }
     }
 
-    struct ProviderRow: Encodable {
-        var id: String, name: String, configured: Bool, requiresAPIKey: Bool
+    /// A pool on the configured database, or nil with one warning line when it cannot be reached.
+    private func connectOrWarn() async -> PostgresClient? {
+        do {
+            return try await cluster.connectPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices"))
+        } catch {
+            FileHandle.standardError.write(Data("warning: voice cache unavailable (\(error)); asking the provider directly\n".utf8))
+            return nil
+        }
     }
+}
 
-    private func printJSON<T: Encodable>(_ value: T) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+/// `reparto voices providers [list] | enable ID | disable ID`.
+struct VoiceProvidersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "providers",
+        abstract: "List the speech providers with their state, or enable / disable one.",
+        discussion: """
+            The state lives in the voice_providers table: workers record their providers (and whether they are \
+            configured) when they start; an operator's enable/disable reaches running workers within 5 s. A \
+            generate job whose item names a disabled provider fails permanently and writes nothing.
+            """,
+        subcommands: [VoiceProvidersListCommand.self, VoiceProviderEnableCommand.self, VoiceProviderDisableCommand.self],
+        defaultSubcommand: VoiceProvidersListCommand.self
+    )
+}
+
+/// `reparto voices providers [list] [--json]`.
+struct VoiceProvidersListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the providers: enabled and configured as recorded in the database (without one: this machine's view).")
+
+    @OptionGroup var cluster: ClusterOptions
+
+    @Flag(name: .long, help: "Print JSON instead of a table.")
+    var json = false
+
+    func run() async throws {
+        let rows: [VoiceProviderState]
+        let registry = VoiceProviderRegistry.standard()
+        if cluster.hasDatabase {
+            rows = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices")) { postgres in
+                try await VoiceProviderDirectory(postgres: postgres).list()
+            }
+        } else {
+            // No database: what this process sees; nothing can have been disabled.
+            rows = registry.all.map { VoiceProviderState(id: $0.id, displayName: $0.displayName, enabled: true, configured: $0.isConfigured) }
+        }
+        if json { try printJSON(rows) } else {
+            print("id\tenabled\tconfigured\tname")
+            for row in rows {
+                print("\(row.id)\t\(row.enabled ? "enabled" : "disabled")\t\(row.configured ? "configured" : "not configured")\t\(row.displayName)")
+            }
+            if rows.isEmpty { print("(no provider recorded yet: start a worker, or enable one by id)") }
+        }
     }
+}
+
+/// `reparto voices providers enable ID`.
+struct VoiceProviderEnableCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Allow generate jobs to use a provider again.")
+
+    @OptionGroup var cluster: ClusterOptions
+
+    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).")
+    var id: String
+
+    func run() async throws {
+        try await VoiceProviderSwitch.set(true, id: id, cluster: cluster)
+    }
+}
+
+/// `reparto voices providers disable ID`.
+struct VoiceProviderDisableCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "disable", abstract: "Make generate jobs refuse a provider (its items fail permanently).")
+
+    @OptionGroup var cluster: ClusterOptions
+
+    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).")
+    var id: String
+
+    func run() async throws {
+        try await VoiceProviderSwitch.set(false, id: id, cluster: cluster)
+    }
+}
+
+/// The shared body of `enable` and `disable`.
+enum VoiceProviderSwitch {
+    static func set(_ enabled: Bool, id: String, cluster: ClusterOptions) async throws {
+        let state = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices")) { postgres in
+            try await VoiceProviderDirectory(postgres: postgres).setEnabled(enabled, provider: id, registry: .standard())
+        }
+        print("\(state.id): \(state.enabled ? "enabled" : "disabled") (running workers see it within 5 s)")
+    }
+}
+
+extension ClusterOptions {
+    /// True when a database URL is given by flag, environment or env file.
+    var hasDatabase: Bool { databaseURL != nil || environment["REPARTO_DATABASE_URL"] != nil }
+}
+
+private func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
 }

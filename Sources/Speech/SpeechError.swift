@@ -13,6 +13,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownProvider(String)
     /// The provider has no voice with this id.
     case unknownVoice(String, provider: String)
+    /// An operator disabled the provider for this deployment (`reparto voices providers disable ID`).
+    case providerDisabled(String)
     /// The provider cannot be used yet (for example its API key is missing); `hint` says what to set.
     case notConfigured(provider: String, hint: String)
     /// HTTP 429: the provider asks us to slow down; `retryAfter` comes from the Retry-After header.
@@ -60,6 +62,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
         case .textTooLong(let length, let limit): return "text too long: \(length) characters, limit is \(limit)"
         case .unknownProvider(let id): return "unknown voice provider '\(id)'"
         case .unknownVoice(let voice, let provider): return "unknown voice '\(voice)' for provider \(provider)"
+        case .providerDisabled(let id):
+            return "voice provider '\(id)' is disabled by an operator (reparto voices providers enable \(id))"
         case .notConfigured(let provider, let hint): return "provider \(provider) is not configured: \(hint)"
         case .rateLimited(let provider, let after):
             return "provider \(provider) is rate limiting requests" + (after.map { ", retry after \(Int($0.rounded(.up))) s" } ?? "")
