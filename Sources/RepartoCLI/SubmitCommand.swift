@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Jobs
+import Pipeline
+
+/// `reparto submit FILE`: creates a table-read production and prints its id.
+struct SubmitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "submit", abstract: "Submit a screenplay for a table read; prints the production id.",
+        discussion: "Example: reparto submit pilot.fountain --cast cast.yaml --priority high --wait")
+
+    @OptionGroup var cluster: ClusterOptions
+    @OptionGroup var tableRead: TableReadOptions
+
+    @Argument(help: "The script: Fountain, Final Draft (.fdx) or Markdown.")
+    var file: String
+
+    @Flag(help: "Follow the production until it finishes, then print where the results are.")
+    var wait = false
+
+    @Option(help: "With --wait: give up after this many seconds.")
+    var timeout: Double = 24 * 3600
+
+    func run() async throws {
+        let logger = cluster.makeLogger("reparto.submit")
+        let options = try tableRead.submissionOptions()
+        let assets = Kinds.assetsRoot(cluster.environment)
+        let final = try await cluster.withPostgres(logger: logger) { postgres -> TableReadResults? in
+            let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
+            let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
+            print(id.uuidString.lowercased())
+            guard wait else { return nil }
+            let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
+            _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger,
+                                                                        onProgress: { view.show($0) })
+            return try await tableReads.results(id)
+        }
+        if let final {
+            ResultsPrinter(assetsRoot: assets).printSummary(final)
+            if final.state != "completed" { throw ExitCode(1) }
+        }
+    }
+}
