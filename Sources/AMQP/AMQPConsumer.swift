@@ -47,18 +47,23 @@ public final class AMQPConsumer: Sendable {
     private let shared = Mutex(Shared())
     private let continuation: AsyncStream<AMQPDelivery>.Continuation
     private let onConnect: @Sendable (Int) -> Void
+    private let onDisconnect: @Sendable () -> Void
     private let finished = Mutex<[CheckedContinuation<Void, Never>]>([])
     private let threadDone = Mutex(false)
     /// Every delivery, in order; finishes when the consumer is closed.
     public let deliveries: AsyncStream<AMQPDelivery>
 
-    /// - Parameter onConnect: called on the consumer thread with the new generation after each (re)connect.
+    /// - Parameters:
+    ///   - onConnect: called on the consumer thread with the new generation after each (re)connect.
+    ///   - onDisconnect: called on the consumer thread when the connection is lost (health signalling).
     public init(configuration: AMQPConfiguration, settings: Settings, logger: Logger,
-                onConnect: @escaping @Sendable (Int) -> Void = { _ in }) {
+                onConnect: @escaping @Sendable (Int) -> Void = { _ in },
+                onDisconnect: @escaping @Sendable () -> Void = {}) {
         self.configuration = configuration
         self.settings = settings
         self.logger = logger
         self.onConnect = onConnect
+        self.onDisconnect = onDisconnect
         (deliveries, continuation) = AsyncStream.makeStream(of: AMQPDelivery.self)
     }
 
@@ -181,6 +186,7 @@ public final class AMQPConsumer: Sendable {
                 connection?.abandon()
                 connection = nil
                 shared.withLock { $0.connected = false }
+                onDisconnect()
             }
         }
         shared.withLock { $0.connected = false }

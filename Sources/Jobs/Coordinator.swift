@@ -27,11 +27,14 @@ public final class Coordinator: Service, Sendable {
     private let settings: CoordinatorSettings
     private let logger: Logger
     private let thread = OwnedThread(name: "reparto-coordinator")
+    /// The coordinator's and its relay's connections, for readiness.
+    public let health = ConnectionHealth()
 
     public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, namespace: String = "",
                 plans: [any ProductionPlan] = [], settings: CoordinatorSettings = CoordinatorSettings(), logger: Logger) {
         self.postgres = postgres
-        self.relay = OutboxRelay(postgres: postgres, amqp: amqp, namespace: namespace, logger: logger)
+        health.require(.coordinatorDatabase)
+        self.relay = OutboxRelay(postgres: postgres, amqp: amqp, namespace: namespace, logger: logger, health: health)
         var table: [String: any ProductionPlan] = ["batch": BatchPlan()]
         for plan in plans { table[plan.name] = plan }
         self.plans = table
@@ -60,6 +63,7 @@ public final class Coordinator: Service, Sendable {
                     try fresh.listen(JobStore.progressChannel)
                     connection = fresh
                     leading = false
+                    health.markUp(.coordinatorDatabase)
                 }
                 guard let db = connection else { continue }
                 if !leading {
@@ -78,6 +82,7 @@ public final class Coordinator: Service, Sendable {
                 connection?.close()
                 connection = nil
                 leading = false
+                health.markDown(.coordinatorDatabase)
                 owner.sleep(delay)
                 delay = min(delay * 2, 5)
             }

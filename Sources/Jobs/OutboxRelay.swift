@@ -19,9 +19,16 @@ public final class OutboxRelay: Sendable {
     private let batchSize: Int
     private let namespace: String
     private let thread = OwnedThread(name: "reparto-outbox-relay")
+    /// The relay's connections, for readiness (shared with the worker or coordinator that runs it).
+    public let health: ConnectionHealth
 
+    /// - Parameter health: where the relay reports its PostgreSQL and AMQP connections (a new one when nil).
     public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, namespace: String = "", logger: Logger,
-                batchSize: Int = 1000) {
+                batchSize: Int = 1000, health: ConnectionHealth? = nil) {
+        let health = health ?? ConnectionHealth()
+        health.require(.relayDatabase)
+        health.require(.relayBroker)
+        self.health = health
         self.namespace = namespace
         self.postgres = postgres
         self.amqp = amqp
@@ -45,6 +52,7 @@ public final class OutboxRelay: Sendable {
                     let connection = try PostgresConnection.connect(postgres)
                     try connection.listen(JobStore.outboxChannel)
                     database = connection
+                    health.markUp(.relayDatabase)
                 }
                 if broker == nil {
                     let connection = try AMQPConnection.connect(amqp)
@@ -52,6 +60,7 @@ public final class OutboxRelay: Sendable {
                     try connection.enableConfirms()
                     broker = connection
                     declared = []
+                    health.markUp(.relayBroker)
                 }
                 guard let db = database, let mq = broker else { continue }
                 var published = batchSize
@@ -93,6 +102,8 @@ public final class OutboxRelay: Sendable {
                 }
                 if !(database?.isOK ?? false) { database?.close(); database = nil }
                 if error is AMQPError || !(broker?.isOpen ?? false) { broker?.abandon(); broker = nil }
+                if database == nil { health.markDown(.relayDatabase) }
+                if broker == nil { health.markDown(.relayBroker) }
                 owner.sleep(delay)
                 delay = min(delay * 2, 5)
             }

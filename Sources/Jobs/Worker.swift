@@ -63,6 +63,8 @@ public final class Worker: Service, Sendable {
     }
 
     public let identity: WorkerIdentity
+    /// The worker's (and its relay's) connections, for readiness.
+    public let health: ConnectionHealth
     private let amqp: AMQPConfiguration
     private let postgres: PostgresClient
     private let registry: JobRegistry
@@ -87,15 +89,21 @@ public final class Worker: Service, Sendable {
         self.identity = identity
         let queues = settings.queues
         let namespace = settings.namespace
+        let health = ConnectionHealth()
+        health.require(.consumerBroker)
+        health.require(.workerDatabase)
+        self.health = health
         consumer = AMQPConsumer(
             configuration: amqp,
             settings: .init(queues: queues.map { JobTopology.queueName($0, namespace: namespace) }, prefetch: settings.prefetch) { connection in
                 try JobTopology.declareBase(on: connection)
                 for queue in queues { try JobTopology.declare(queue: queue, namespace: namespace, on: connection) }
             },
-            logger: logger)
+            logger: logger,
+            onConnect: { _ in health.markUp(.consumerBroker) },
+            onDisconnect: { health.markDown(.consumerBroker) })
         relay = settings.runsRelay
-            ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, namespace: namespace, logger: logger) : nil
+            ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, namespace: namespace, logger: logger, health: health) : nil
         semaphore = AsyncSemaphore(settings.concurrency)
         // Batchers call back into self, which does not exist yet: they reach it through a box.
         let box = WorkerBox()
@@ -277,12 +285,14 @@ public final class Worker: Service, Sendable {
             switch final?.state {
             case .dead?:
                 failed += 1
+                Counter(label: "reparto_jobs_failed_total", dimensions: [("kind", item.kind)]).increment()
                 Counter(label: "reparto_jobs_dead_total", dimensions: [("kind", item.kind)]).increment()
                 consumer.reject(item.delivery, requeue: false) // to the dead-letter queue
             case .queued?:
                 consumer.reject(item.delivery, requeue: true)
             case .failed?:
                 failed += 1
+                Counter(label: "reparto_jobs_failed_total", dimensions: [("kind", item.kind)]).increment()
                 Counter(label: "reparto_jobs_retried_total", dimensions: [("kind", item.kind)]).increment()
                 consumer.ack(item.delivery) // the relay republishes it when the backoff is over
             case .succeeded?:
@@ -306,12 +316,15 @@ public final class Worker: Service, Sendable {
         var delay = 0.05
         while true {
             do {
-                return try await operation()
+                let value = try await operation()
+                if delay > 0.05 { health.markUp(.workerDatabase) }
+                return value
             } catch let error as PostgresError where !error.isConnectionLost && giveUpOnQueryErrors {
                 logger.error("\(what) failed", metadata: ["error": "\(error)"])
                 return nil
             } catch {
                 if error is CancellationError { return nil }
+                if (error as? PostgresError)?.isConnectionLost != false { health.markDown(.workerDatabase) }
                 logger.warning("\(what) failed, retrying", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
                 try? await Task.sleep(for: .seconds(delay))
                 delay = min(delay * 2, 2)
@@ -340,8 +353,15 @@ public final class Worker: Service, Sendable {
         let (succeeded, failed, inFlight) = state.withLock { ($0.succeeded, $0.failed, $0.running.count) }
         let identity = self.identity
         Gauge(label: "reparto_jobs_in_flight").record(inFlight)
-        return try await postgres.withConnection {
-            try JobStore.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: inFlight, on: $0)
+        do {
+            let cancel = try await postgres.withConnection {
+                try JobStore.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: inFlight, on: $0)
+            }
+            health.markUp(.workerDatabase)
+            return cancel
+        } catch {
+            if (error as? PostgresError)?.isConnectionLost != false { health.markDown(.workerDatabase) }
+            throw error
         }
     }
 
