@@ -19,4 +19,17 @@ public enum OperationsEndpoints {
     public static let metricsPortVariable = "REPARTO_METRICS_PORT"
     /// Environment variable that sets `--log-format` (`text` or `json`).
     public static let logFormatVariable = "REPARTO_LOG_FORMAT"
+    /// Environment variable: the dashboard's PostgreSQL URL (normally the read-only
+    /// `reparto_dashboard` role); the cluster's `REPARTO_DATABASE_URL` when unset.
+    public static let dashboardDatabaseURLVariable = "REPARTO_DASHBOARD_DATABASE_URL"
+    /// Environment variable: the password for ``dashboardDatabaseURLVariable``.
+    public static let dashboardDatabasePasswordVariable = "REPARTO_DASHBOARD_DATABASE_PASSWORD"
+    /// Environment variable: a file holding the cluster's PostgreSQL password (Docker/Kubernetes secrets).
+    public static let databasePasswordFileVariable = "REPARTO_DATABASE_PASSWORD_FILE"
+    /// Environment variable: a file holding the RabbitMQ password (Docker/Kubernetes secrets).
+    public static let amqpPasswordFileVariable = "REPARTO_AMQP_PASSWORD_FILE"
+    /// Environment variable: a file holding the dashboard's PostgreSQL password.
+    public static let dashboardDatabasePasswordFileVariable = "REPARTO_DASHBOARD_DATABASE_PASSWORD_FILE"
+    /// Seconds between the coordinator's samples of queue lag and outbox backlog.
+    public static let backlogSampleInterval: Double = 5
 }

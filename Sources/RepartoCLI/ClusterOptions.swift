@@ -3,13 +3,16 @@ import ArgumentParser
 import Foundation
 import Jobs
 import Logging
+import Operations
 import Postgres
 
 /// Where the cluster is: RabbitMQ and PostgreSQL URLs, from flags, the environment, or an env file.
 ///
 /// Passwords never travel on the command line: a URL given as a flag must not contain one; it
-/// comes from `REPARTO_AMQP_PASSWORD` / `REPARTO_DATABASE_PASSWORD`, from the URL in the
-/// environment, or from the env file (`.reparto/env`, written by `scripts/services up`).
+/// comes from `REPARTO_AMQP_PASSWORD` / `REPARTO_DATABASE_PASSWORD`, from the file that
+/// `REPARTO_AMQP_PASSWORD_FILE` / `REPARTO_DATABASE_PASSWORD_FILE` names (Docker and Kubernetes
+/// secrets), from the URL in the environment, or from the env file (`.reparto/env`, written by
+/// `scripts/services up`).
 struct ClusterOptions: ParsableArguments {
     @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).")
     var amqpURL: String?
@@ -28,6 +31,20 @@ struct ClusterOptions: ParsableArguments {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(name: .long, help: "Log format: text or json, one object per line (default: $REPARTO_LOG_FORMAT or text).")
+    var logFormat: String?
+
+    /// The log format from `--log-format`, `REPARTO_LOG_FORMAT`, or text.
+    var resolvedLogFormat: LogFormat {
+        get throws {
+            let name = logFormat ?? environment[OperationsEndpoints.logFormatVariable] ?? LogFormat.text.rawValue
+            guard let format = LogFormat(rawValue: name) else {
+                throw CLIError("unknown log format '\(name)' (use text or json)")
+            }
+            return format
+        }
+    }
+
     func validate() throws {
         for (flag, value) in [("--amqp-url", amqpURL), ("--database-url", databaseURL)] {
             if let value, let components = URLComponents(string: value), components.password != nil {
@@ -35,6 +52,11 @@ struct ClusterOptions: ParsableArguments {
             }
         }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown log level '\(logLevel)'") }
+        do {
+            _ = try resolvedLogFormat
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
     var environment: EnvironmentValues { EnvironmentValues(envFile: envFile) }
@@ -45,7 +67,11 @@ struct ClusterOptions: ParsableArguments {
             throw CLIError("REPARTO_AMQP_URL is not set (run scripts/services up, or pass --amqp-url)")
         }
         var configuration = try AMQPConfiguration(url: url)
-        if let password = env["REPARTO_AMQP_PASSWORD"] { configuration.password = password }
+        if let password = try SecretValue.resolve(variable: "REPARTO_AMQP_PASSWORD",
+                                                  fileVariable: OperationsEndpoints.amqpPasswordFileVariable,
+                                                  lookup: { env[$0] }) {
+            configuration.password = password
+        }
         return configuration
     }
 
@@ -55,13 +81,36 @@ struct ClusterOptions: ParsableArguments {
             throw CLIError("REPARTO_DATABASE_URL is not set (run scripts/services up, or pass --database-url)")
         }
         var configuration = try PostgresConfiguration(url: url)
-        if let password = env["REPARTO_DATABASE_PASSWORD"] { configuration.password = password }
+        if let password = try SecretValue.resolve(variable: "REPARTO_DATABASE_PASSWORD",
+                                                  fileVariable: OperationsEndpoints.databasePasswordFileVariable,
+                                                  lookup: { env[$0] }) {
+            configuration.password = password
+        }
         configuration.applicationName = applicationName
         return configuration
     }
 
+    /// The dashboard's database: `REPARTO_DASHBOARD_DATABASE_URL` (normally the read-only
+    /// `reparto_dashboard` role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the
+    /// cluster's database as ``postgresConfiguration(applicationName:)`` resolves it.
+    func dashboardPostgresConfiguration() throws -> PostgresConfiguration {
+        let env = environment
+        guard let url = env[OperationsEndpoints.dashboardDatabaseURLVariable] else {
+            return try postgresConfiguration(applicationName: "reparto-dashboard")
+        }
+        var configuration = try PostgresConfiguration(url: url)
+        if let password = try SecretValue.resolve(variable: OperationsEndpoints.dashboardDatabasePasswordVariable,
+                                                  fileVariable: OperationsEndpoints.dashboardDatabasePasswordFileVariable,
+                                                  lookup: { env[$0] }) {
+            configuration.password = password
+        }
+        configuration.applicationName = "reparto-dashboard"
+        return configuration
+    }
+
+    /// Bootstraps logging with `--log-level` and `--log-format` (once per process) and returns a logger.
     func makeLogger(_ label: String) -> Logger {
-        LoggingSetup.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)
+        LoggingSetup.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info, format: (try? resolvedLogFormat) ?? .text)
         return Logger(label: label)
     }
 

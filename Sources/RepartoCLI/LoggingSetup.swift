@@ -1,20 +1,19 @@
 import Logging
+import Operations
 import Synchronization
 
-/// Bootstraps swift-log once per process (stderr, chosen level).
+/// Bootstraps swift-log once per process (stderr, chosen level and format).
 enum LoggingSetup {
     private static let done = Mutex(false)
 
-    static func bootstrap(level: Logger.Level) {
+    static func bootstrap(level: Logger.Level, format: LogFormat = .text) {
         let first = done.withLock { done in
             defer { done = true }
             return !done
         }
         guard first else { return }
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            format.makeHandler(label: label, level: level)
         }
     }
 }

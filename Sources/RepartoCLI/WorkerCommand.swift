@@ -1,6 +1,7 @@
 import ArgumentParser
 import Jobs
 import Logging
+import Operations
 import ServiceLifecycle
 
 /// `reparto worker`: consumes and runs jobs until SIGTERM/SIGINT, then drains.
@@ -27,6 +28,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Do not run an outbox relay in this worker.")
     var noRelay = false
 
+    @OptionGroup var metrics: MetricsOptions
+
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard prefetch >= 1 && prefetch <= 65535 else { throw ValidationError("--prefetch must be between 1 and 65535") }
@@ -36,6 +39,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.worker")
+        let metricsPort = try metrics.resolvedPort(cluster.environment)
+        if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 4, logger: logger)
@@ -46,9 +51,11 @@ struct WorkerCommand: AsyncParsableCommand {
                                                      heartbeatInterval: heartbeat, drainTimeout: drainTimeout,
                                                      runsRelay: !noRelay, namespace: cluster.resolvedNamespace),
                             logger: logger)
+        // Services shut down in reverse order: the worker drains first, the metrics server goes last.
+        var services = metrics.services(port: metricsPort, health: worker.health, logger: logger)
+        services.append(.init(service: worker, successTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: worker, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await postgres.shutdown()
     }
@@ -61,16 +68,64 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
+    @OptionGroup var metrics: MetricsOptions
+
     func run() async throws {
         let logger = cluster.makeLogger("reparto.coordinator")
+        let metricsPort = try metrics.resolvedPort(cluster.environment)
+        if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 1, logger: logger)
-        await postgres.shutdown()
         let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
                                       amqp: amqp, namespace: cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)
+        var services = metrics.services(port: metricsPort, health: coordinator.health, logger: logger)
+        if metricsPort != nil {
+            // The pool stays open for the sampler of queue lag and outbox backlog.
+            services.append(.init(service: BacklogSampler(postgres: postgres, logger: logger)))
+        } else {
+            await postgres.shutdown()
+        }
+        services.append(.init(service: coordinator))
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: coordinator)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        if metricsPort != nil { await postgres.shutdown() }
+    }
+}
+
+/// `--metrics-port` and `--metrics-host` of `worker` and `coordinator`: the `/metrics`, `/healthz`
+/// and `/readyz` server (none unless a port is given here or in `REPARTO_METRICS_PORT`).
+struct MetricsOptions: ParsableArguments {
+    @Option(help: "Serve /metrics, /healthz and /readyz on this port (default: $REPARTO_METRICS_PORT; none when unset; 0 picks a free port).")
+    var metricsPort: Int?
+
+    @Option(help: "Address the metrics server binds.")
+    var metricsHost: String = "0.0.0.0"
+
+    func validate() throws {
+        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 0 and 65535") }
+    }
+
+    /// The port from the flag or `REPARTO_METRICS_PORT`, or nil for no server.
+    func resolvedPort(_ environment: EnvironmentValues) throws -> Int? {
+        if let metricsPort { return metricsPort }
+        guard let text = environment[OperationsEndpoints.metricsPortVariable] else { return nil }
+        guard let port = Int(text.trimmingCharacters(in: .whitespaces)), (0...65535).contains(port) else {
+            throw CLIError("\(OperationsEndpoints.metricsPortVariable) must be a port number, not '\(text)'")
+        }
+        return port
+    }
+
+    /// The metrics server as a service, when a port is set.
+    func services(port: Int?, health: ConnectionHealth, logger: Logger) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        guard let port else { return [] }
+        let host = metricsHost
+        let server = OperationsServer.buildApplication(
+            host: host, port: port, readiness: { health.status }, logger: logger,
+            onListening: { bound in
+                logger.info("metrics server listening", metadata: ["host": "\(host)", "port": "\(bound)"])
+            })
+        return [.init(service: server)]
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import Postgres
+
+/// The dashboard's SQL. It reads only the `ops.*` views (and `now()`), so it works as the
+/// read-only `reparto_dashboard` role, which may read those views and nothing else.
+public enum DashboardQueries {
+    /// Rows per list (productions, workers, failures).
+    public static let defaultLimit = 50
+
+    /// Reads a ``DashboardSnapshot`` in one read-only, repeatable-read transaction, so every part
+    /// of the page describes the same instant.
+    @available(*, noasync)
+    public static func snapshot(limit: Int = defaultLimit, on connection: PostgresConnection) throws -> DashboardSnapshot {
+        try connection.transaction { connection in
+            try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            let now = try connection.query("SELECT now() AS now").first?.date("now") ?? Date()
+            let queues = try queueRows(on: connection)
+            var totals = DashboardSnapshot.QueueTotals()
+            for row in queues {
+                totals.queued += row.queued
+                totals.running += row.running
+                totals.succeeded += row.succeeded
+                totals.failed += row.failed
+                totals.dead += row.dead
+                totals.cancelled += row.cancelled
+            }
+            return DashboardSnapshot(
+                generatedAt: now, queues: queues, totals: totals,
+                productions: try productionRows(limit: limit, on: connection),
+                workers: try workerRows(limit: limit, on: connection),
+                workerCounts: try workerCounts(on: connection),
+                failures: try failureRows(limit: limit, on: connection),
+                throughput: try throughput(on: connection))
+        }
+    }
+
+    @available(*, noasync)
+    static func queueRows(on connection: PostgresConnection) throws -> [DashboardSnapshot.QueueRow] {
+        try connection.query("""
+            SELECT kind, queued, running, succeeded, failed, dead, cancelled,
+                   p50_ms::float8 AS p50_ms, p95_ms::float8 AS p95_ms, oldest_queued_at
+            FROM ops.queue_overview ORDER BY kind
+            """).map { row in
+                DashboardSnapshot.QueueRow(
+                    kind: row.string("kind") ?? "", queued: row.int("queued") ?? 0, running: row.int("running") ?? 0,
+                    succeeded: row.int("succeeded") ?? 0, failed: row.int("failed") ?? 0, dead: row.int("dead") ?? 0,
+                    cancelled: row.int("cancelled") ?? 0, p50Ms: row.double("p50_ms"), p95Ms: row.double("p95_ms"),
+                    oldestQueuedAt: row.date("oldest_queued_at"))
+            }
+    }
+
+    @available(*, noasync)
+    static func productionRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.ProductionRow] {
+        try connection.query("""
+            SELECT id, name, plan, stage, state, total, queued, running, succeeded, failed, cancelled, done,
+                   percent::float8 AS percent, started_at, finished_at, eta
+            FROM ops.production_progress
+            ORDER BY (state = 'running') DESC, started_at DESC
+            LIMIT $1
+            """, [limit]).compactMap { row in
+                guard let id = row.uuid("id") else { return nil }
+                return DashboardSnapshot.ProductionRow(
+                    id: id, name: row.string("name") ?? "", plan: row.string("plan") ?? "", stage: row.string("stage") ?? "",
+                    state: row.string("state") ?? "", total: row.int("total") ?? 0, queued: row.int("queued") ?? 0,
+                    running: row.int("running") ?? 0, succeeded: row.int("succeeded") ?? 0, failed: row.int("failed") ?? 0,
+                    cancelled: row.int("cancelled") ?? 0, done: row.int("done") ?? 0, percent: row.double("percent") ?? 0,
+                    startedAt: row.date("started_at"), finishedAt: row.date("finished_at"), eta: row.date("eta"))
+            }
+    }
+
+    @available(*, noasync)
+    static func workerRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.WorkerRow] {
+        try connection.query("""
+            SELECT id, host, pid, array_to_string(queues, ',') AS queues, concurrency, status, started_at,
+                   heartbeat_at, jobs_succeeded, jobs_failed, in_flight
+            FROM ops.workers
+            ORDER BY CASE status WHEN 'alive' THEN 0 WHEN 'stale' THEN 1 ELSE 2 END, heartbeat_at DESC
+            LIMIT $1
+            """, [limit]).map { row in
+                DashboardSnapshot.WorkerRow(
+                    id: row.string("id") ?? "", host: row.string("host") ?? "", pid: row.int("pid") ?? 0,
+                    queues: (row.string("queues") ?? "").split(separator: ",").map(String.init),
+                    concurrency: row.int("concurrency") ?? 0, status: row.string("status") ?? "",
+                    startedAt: row.date("started_at"), heartbeatAt: row.date("heartbeat_at"),
+                    jobsSucceeded: row.int("jobs_succeeded") ?? 0, jobsFailed: row.int("jobs_failed") ?? 0,
+                    inFlight: row.int("in_flight") ?? 0)
+            }
+    }
+
+    @available(*, noasync)
+    static func workerCounts(on connection: PostgresConnection) throws -> DashboardSnapshot.WorkerCounts {
+        var counts = DashboardSnapshot.WorkerCounts()
+        for row in try connection.query("SELECT status, count(*) AS n FROM ops.workers GROUP BY status") {
+            let n = row.int("n") ?? 0
+            switch row.string("status") {
+            case "alive": counts.alive = n
+            case "stale": counts.stale = n
+            case "stopped": counts.stopped = n
+            default: break
+            }
+        }
+        return counts
+    }
+
+    @available(*, noasync)
+    static func failureRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.FailureRow] {
+        try connection.query("""
+            SELECT id, kind, production_id, state, attempts, max_attempts, last_error, finished_at, worker_id
+            FROM ops.recent_failures
+            ORDER BY finished_at DESC
+            LIMIT $1
+            """, [limit]).compactMap { row in
+                guard let id = row.uuid("id") else { return nil }
+                return DashboardSnapshot.FailureRow(
+                    id: id, kind: row.string("kind") ?? "", productionId: row.uuid("production_id"),
+                    state: row.string("state") ?? "", attempts: row.int("attempts") ?? 0,
+                    maxAttempts: row.int("max_attempts") ?? 0, lastError: row.string("last_error"),
+                    finishedAt: row.date("finished_at"), workerId: row.string("worker_id"))
+            }
+    }
+
+    @available(*, noasync)
+    static func throughput(on connection: PostgresConnection) throws -> [DashboardSnapshot.ThroughputPoint] {
+        try connection.query("""
+            SELECT minute, sum(succeeded)::bigint AS succeeded, sum(failed)::bigint AS failed
+            FROM ops.throughput GROUP BY minute ORDER BY minute
+            """).compactMap { row in
+                guard let minute = row.date("minute") else { return nil }
+                return DashboardSnapshot.ThroughputPoint(minute: minute, succeeded: row.int("succeeded") ?? 0,
+                                                         failed: row.int("failed") ?? 0)
+            }
+    }
+
+    /// Whether the database answers (the dashboard's readiness).
+    @available(*, noasync)
+    public static func ping(on connection: PostgresConnection) throws {
+        _ = try connection.query("SELECT 1 AS ok")
+    }
+}

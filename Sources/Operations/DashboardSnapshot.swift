@@ -1,0 +1,126 @@
+import Foundation
+
+/// Everything the dashboard shows, read from the `ops.*` views in one snapshot; the body of
+/// `GET /api/overview` (JSON keys in snake_case, times in ISO 8601).
+public struct DashboardSnapshot: Codable, Sendable, Equatable {
+    /// The database's `now()` when the snapshot was taken.
+    public var generatedAt: Date
+    /// `ops.queue_overview`, one row per job kind.
+    public var queues: [QueueRow]
+    /// Sums of ``queues``.
+    public var totals: QueueTotals
+    /// `ops.production_progress`, running productions first, then the most recent.
+    public var productions: [ProductionRow]
+    /// `ops.workers`, alive first.
+    public var workers: [WorkerRow]
+    /// Workers by status over all of `ops.workers`.
+    public var workerCounts: WorkerCounts
+    /// `ops.recent_failures`, newest first.
+    public var failures: [FailureRow]
+    /// `ops.throughput` summed over kinds, one point per minute of the last hour that had jobs.
+    public var throughput: [ThroughputPoint]
+
+    /// Job counts of one kind.
+    public struct QueueRow: Codable, Sendable, Equatable {
+        public var kind: String
+        public var queued: Int
+        public var running: Int
+        public var succeeded: Int
+        public var failed: Int
+        public var dead: Int
+        public var cancelled: Int
+        public var p50Ms: Double?
+        public var p95Ms: Double?
+        public var oldestQueuedAt: Date?
+    }
+
+    /// Job counts over all kinds.
+    public struct QueueTotals: Codable, Sendable, Equatable {
+        public var queued = 0
+        public var running = 0
+        public var succeeded = 0
+        public var failed = 0
+        public var dead = 0
+        public var cancelled = 0
+    }
+
+    /// A production's progress; `failed` counts dead jobs, as in the view.
+    public struct ProductionRow: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var name: String
+        public var plan: String
+        public var stage: String
+        public var state: String
+        public var total: Int
+        public var queued: Int
+        public var running: Int
+        public var succeeded: Int
+        public var failed: Int
+        public var cancelled: Int
+        public var done: Int
+        public var percent: Double
+        public var startedAt: Date?
+        public var finishedAt: Date?
+        public var eta: Date?
+    }
+
+    /// A worker process.
+    public struct WorkerRow: Codable, Sendable, Equatable {
+        public var id: String
+        public var host: String
+        public var pid: Int
+        public var queues: [String]
+        public var concurrency: Int
+        /// `alive`, `stale` or `stopped`.
+        public var status: String
+        public var startedAt: Date?
+        public var heartbeatAt: Date?
+        public var jobsSucceeded: Int
+        public var jobsFailed: Int
+        public var inFlight: Int
+    }
+
+    /// Workers by status.
+    public struct WorkerCounts: Codable, Sendable, Equatable {
+        public var alive = 0
+        public var stale = 0
+        public var stopped = 0
+    }
+
+    /// A failed attempt waiting for its retry, or a dead job.
+    public struct FailureRow: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var kind: String
+        public var productionId: UUID?
+        public var state: String
+        public var attempts: Int
+        public var maxAttempts: Int
+        public var lastError: String?
+        public var finishedAt: Date?
+        public var workerId: String?
+    }
+
+    /// Jobs finished in one minute.
+    public struct ThroughputPoint: Codable, Sendable, Equatable {
+        public var minute: Date
+        public var succeeded: Int
+        public var failed: Int
+    }
+
+    /// The JSON encoder of the API (snake_case keys, ISO 8601 dates, sorted keys).
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
+    /// The matching decoder, for clients and tests.
+    public static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -1,0 +1,23 @@
+import Logging
+
+/// How log lines look: `text` (swift-log's stream format) or `json` (one object per line).
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// `2024-05-01T12:00:00+0000 info reparto.worker : job_id=… message`
+    case text
+    /// `{"timestamp":…,"level":…,"label":…,"message":…,"metadata":{…}}`, see ``JSONLogHandler``.
+    case json
+
+    /// A handler in this format on standard error.
+    public func makeHandler(label: String, level: Logger.Level) -> any LogHandler {
+        switch self {
+        case .text:
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        case .json:
+            var handler = JSONLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
