@@ -10,6 +10,10 @@ import Glibc
 /// through Reparto's `EspeakProvider` and by running `espeak-ng` directly (one `Process` per
 /// line, waited for on a plain thread), alternating rounds, and prints the totals and overhead.
 /// Meant to run pinned to one core (`taskset -c 0`, see bench/speech/run.sh).
+///
+/// With `--cluster`: espeak-ng directly (1 and 2 pinned processes), `reparto speak --lines`, and
+/// 1 and 2 pinned `reparto worker` processes running `generate` jobs on the real RabbitMQ and
+/// PostgreSQL, in one run (see `SpeechClusterBench`).
 public struct BenchSpeechCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "speech",
@@ -28,13 +32,42 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
     @Option(name: .long, help: "espeak-ng voice.")
     var voice: String = "en-us"
 
+    @Flag(name: .long, help: "Also run the lines as generate jobs on the cluster with 1 and 2 pinned workers, against 1 and 2 direct espeak-ng processes.")
+    var cluster = false
+
+    @Option(name: .long, help: "With --cluster: lines per generate job.")
+    var batch: Int = 5
+
+    @Option(name: .customLong("worker-concurrency"), help: "With --cluster: handlers per worker.")
+    var workerConcurrency: Int = 2
+
+    @Flag(name: .customLong("no-pin"), help: "With --cluster: do not pin the processes to CPUs with taskset.")
+    var noPin = false
+
+    @Option(name: .long, help: "With --cluster: give up on a run after this many seconds.")
+    var timeout: Double = 600
+
+    @OptionGroup var clusterOptions: ClusterOptions
+
     public init() {}
 
     public func validate() throws {
         guard count > 0, rounds > 0 else { throw ValidationError("--count and --rounds must be at least 1") }
+        guard batch >= 1, batch <= 100 else { throw ValidationError("--batch must be between 1 and 100") }
+        guard workerConcurrency >= 1 else { throw ValidationError("--worker-concurrency must be at least 1") }
     }
 
     public func run() async throws {
+        if cluster {
+            var texts = try lines.map { path in
+                try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+            } ?? BenchSentences.distinct(count)
+            var seen = Set<String>()
+            texts = texts.filter { seen.insert($0).inserted }  // a repeated line would be reused, not synthesized
+            try await SpeechClusterBench(cluster: clusterOptions, lines: texts, voice: voice, rounds: rounds, batch: batch,
+                                         workerConcurrency: workerConcurrency, pin: !noPin, timeout: timeout).run()
+            return
+        }
         let texts = try lines.map { path in
             try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
         } ?? BenchSentences.make(count)

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Speech benchmark: the same ~200 lines through Reparto vs espeak-ng called directly, on one core.
+# Speech benchmark: the same ~200 lines through Reparto vs espeak-ng called directly.
 #
 #   bench/speech/run.sh [LINES]        (default 200; CONFIG=release for an optimized build;
-#                                        REPARTO_BIN=path to use an existing binary)
+#                                        REPARTO_BIN=path to use an existing binary;
+#                                        CLUSTER=0 to skip the cluster part)
 #
-# Three measurements, each pinned to CPU 0 with taskset:
+# Measurements 1-3 are pinned to CPU 0 with taskset:
 #   1. shell:   a bash loop running `espeak-ng --stdout -v en-us` once per line, WAV to a file
 #   2. cli:     `reparto speak --lines FILE --output-dir DIR` (one process, EspeakProvider, WAV files)
-#   3. inproc:  `reparto bench speech` if the lead has mounted it (Process-per-line baseline vs provider
-#               inside one process, alternating rounds)
+#   3. inproc:  `reparto bench speech` (Process-per-line baseline vs provider inside one process)
+#   4. cluster: `reparto bench speech --cluster` (needs RabbitMQ + PostgreSQL, e.g. scripts/services up):
+#               espeak-ng directly with 1 and 2 pinned processes, `reparto speak --lines`, and 1 and 2
+#               pinned `reparto worker`s running generate jobs in a database of their own, fresh content
+#               keys per run (nothing reused; the report says so), peers back-to-back in each round.
 # Prints seconds and overhead of Reparto over the direct calls. Not a test: nothing asserts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N="${1:-200}"
 CONFIG="${CONFIG:-debug}"
-SCRATCH="${SCRATCH:-.build-speech}"
+if [[ "$CONFIG" == release ]]; then SCRATCH="${SCRATCH:-.build-speech-release}"; else SCRATCH="${SCRATCH:-.build-speech}"; fi
 VOICE="${VOICE:-en-us}"
 PIN=(taskset -c 0)
 command -v taskset >/dev/null || PIN=()
@@ -64,7 +68,11 @@ printf '%-24s wall %6.3f s (%5.2f ms/line)   cpu %6.3f s\n' "reparto speak --lin
 printf 'overhead: wall %.1f %%, cpu %.1f %%\n' "$(echo "($CW / $SW - 1) * 100" | bc -l)" "$(echo "($CC / $SC - 1) * 100" | bc -l)"
 echo "files: shell $(ls "$WORK/shell" | wc -l), reparto $(ls "$WORK/cli" | wc -l)"
 
-if "$BIN" bench speech --help >/dev/null 2>&1; then
-  echo "--- in-process (reparto bench speech) ---"
-  "${PIN[@]}" "$BIN" bench speech --lines "$WORK/lines.txt" --voice "$VOICE" --rounds "$ROUNDS"
+echo "--- in-process (reparto bench speech) ---"
+"${PIN[@]}" "$BIN" bench speech --lines "$WORK/lines.txt" --voice "$VOICE" --rounds "$ROUNDS"
+
+if [[ "${CLUSTER:-1}" != 0 ]]; then
+  echo "--- cluster (reparto bench speech --cluster; load average: $(cut -d' ' -f1-3 /proc/loadavg)) ---"
+  # Not pinned itself: it pins its children (CPU 0, and CPU 1 for the second process / worker).
+  "$BIN" bench speech --cluster --count "$N" --voice "$VOICE" --rounds "${CLUSTER_ROUNDS:-3}" 2>/dev/null
 fi
