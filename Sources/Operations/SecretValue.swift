@@ -48,10 +48,10 @@ public enum SecretValue {
         guard var text = String(data: data, encoding: .utf8) else {
             throw .unreadable(fileVariable: fileVariable, path: path, reason: "not UTF-8 text")
         }
-        if text.hasSuffix("\r\n") {
-            text.removeLast(2)
-        } else if text.hasSuffix("\n") {
-            text.removeLast()
+        // By scalars: "\r\n" is a single Character.
+        if text.unicodeScalars.last == "\n" {
+            text.unicodeScalars.removeLast()
+            if text.unicodeScalars.last == "\r" { text.unicodeScalars.removeLast() }
         }
         return text
     }
