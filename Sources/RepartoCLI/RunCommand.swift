@@ -3,7 +3,6 @@ import Foundation
 import Jobs
 import Logging
 import Pipeline
-import ServiceLifecycle
 
 /// `reparto run FILE`: a whole table read in one process — migrations, a coordinator, workers
 /// and the submission — for a single machine. Prints progress, then where the results are.
@@ -35,46 +34,17 @@ struct RunCommand: AsyncParsableCommand {
         let logger = quiet
         let options = try tableRead.submissionOptions()
         let assets = Kinds.assetsRoot(cluster.environment)
-        let amqp = try cluster.amqpConfiguration()
-        try await Preflight.checkBroker(amqp)
-        let outcome = try await cluster.withPostgres(maxConnections: 6, requireSchema: false, logger: logger) { postgres in
-            let migrations = try Migrator.load(directory: Migrator.defaultDirectory())
-            _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
-
-            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres)
-            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-                .init(service: Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
-                                           amqp: amqp, namespace: cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)),
-            ]
-            for _ in 0..<workers {
-                services.append(.init(service: Worker(
-                    amqp: amqp, postgres: postgres, registry: registry,
-                    settings: WorkerSettings(queues: registry.queues, concurrency: 1, prefetch: 32,
-                                             namespace: cluster.resolvedNamespace),
-                    logger: logger)))
-            }
-            let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-                                                          logger: logger))
-            return try await withThrowingTaskGroup(of: TableReadResults?.self) { tasks in
-                tasks.addTask {
-                    try await group.run()
-                    return nil
-                }
-                tasks.addTask {
-                    defer { Task { await group.triggerGracefulShutdown() } }
-                    let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
-                    let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
-                    print("production \(id.uuidString.lowercased()): \(URL(fileURLWithPath: file).lastPathComponent), \(workers) worker(s)")
-                    let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
-                    _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger,
-                                                                                onProgress: { view.show($0) })
-                    return try await tableReads.results(id)
-                }
-                var results: TableReadResults?
-                for try await value in tasks { if let value { results = value } }
-                return results
-            }
-        }
+        let file = self.file, workers = self.workers, timeout = self.timeout
+        let local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace, logger: logger)
+        let outcome = try await local.run { postgres -> TableReadResults? in
+            let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
+            let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
+            print("production \(id.uuidString.lowercased()): \(URL(fileURLWithPath: file).lastPathComponent), \(workers) worker(s)")
+            let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
+            _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger,
+                                                                        onProgress: { view.show($0) })
+            return try await tableReads.results(id)
+        } ?? nil
         guard let outcome else { throw CLIError("interrupted before the table read finished") }
         ResultsPrinter(assetsRoot: assets).printSummary(outcome)
         if outcome.state != "completed" { throw ExitCode(1) }

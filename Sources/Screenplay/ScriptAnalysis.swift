@@ -145,7 +145,7 @@ public struct ScriptAnalysis: Codable, Sendable, Hashable {
     }
 
     /// The 1-based index of the scene containing the element at (`chapter`, `order`), or nil
-    /// before the first scene heading.
+    /// before the first scene heading of its chapter (a chapter break ends a scene).
     public func sceneIndex(chapter: Int, order: Int) -> Int? {
         // Scenes are in document order; find the last heading at or before the element.
         var low = 0
@@ -155,7 +155,8 @@ public struct ScriptAnalysis: Codable, Sendable, Hashable {
             let s = scenes[mid]
             if (s.chapterIndex, s.orderIndex) <= (chapter, order) { low = mid + 1 } else { high = mid }
         }
-        return low == 0 ? nil : scenes[low - 1].index
+        guard low > 0, scenes[low - 1].chapterIndex == chapter else { return nil }
+        return scenes[low - 1].index
     }
 
     // MARK: pieces

@@ -1,0 +1,60 @@
+import AMQP
+import Foundation
+import Jobs
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// A coordinator and workers running in this process, on the cluster's RabbitMQ and PostgreSQL:
+/// what `reparto run` and `reparto bench pipeline` stand on. Migrations are applied first.
+struct LocalCluster {
+    let cluster: ClusterOptions
+    let workers: Int
+    let namespace: String
+    let logger: Logger
+
+    /// Runs `body` while the services run, then shuts them down gracefully (also on SIGINT/SIGTERM,
+    /// after which `body`'s result is nil).
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T? {
+        let amqp = try cluster.amqpConfiguration()
+        try await Preflight.checkBroker(amqp)
+        let cluster = self.cluster, workers = self.workers, namespace = self.namespace, logger = self.logger
+        return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
+            let migrations = try Migrator.load(directory: Migrator.defaultDirectory())
+            _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
+            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres)
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
+                                           amqp: amqp, namespace: namespace, plans: Kinds.plans(), logger: logger)),
+            ]
+            for _ in 0..<workers {
+                // One handler each: a worker speaks one line at a time, like one espeak-ng per core.
+                services.append(.init(service: Worker(
+                    amqp: amqp, postgres: postgres, registry: registry,
+                    settings: WorkerSettings(queues: registry.queues, concurrency: 1, prefetch: 32, namespace: namespace),
+                    logger: logger)))
+            }
+            let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+                                                          logger: logger))
+            return try await withThrowingTaskGroup(of: T?.self) { tasks in
+                tasks.addTask {
+                    try await group.run()
+                    return nil
+                }
+                tasks.addTask {
+                    do {
+                        let value = try await body(postgres)
+                        await group.triggerGracefulShutdown()
+                        return value
+                    } catch {
+                        await group.triggerGracefulShutdown()
+                        throw error
+                    }
+                }
+                var result: T?
+                for try await value in tasks { if let value { result = value } }
+                return result
+            }
+        }
+    }
+}

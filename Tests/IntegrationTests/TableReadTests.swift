@@ -1,0 +1,280 @@
+import Assets
+import Foundation
+import Jobs
+import Pipeline
+import Postgres
+import RepartoTestSupport
+import Screenplay
+import Speech
+import Testing
+
+/// The table-read pipeline end to end against the real PostgreSQL, RabbitMQ and espeak-ng.
+@Suite("table-read pipeline", .serialized, .timeLimit(.minutes(5)))
+struct TableReadTests {
+    static var example: URL {
+        TestEnvironment.repositoryRoot.appendingPathComponent("examples/the-last-table-read.fountain")
+    }
+
+    /// A private cluster with a coordinator and a worker running every pipeline kind.
+    struct Pipeline {
+        let cluster: TestCluster
+        let root: URL
+        let tableReads: TableReadClient
+        let services: [RunningService]
+
+        static func start(providers: VoiceProviderRegistry? = nil, concurrency: Int = 2) async throws -> Pipeline {
+            let cluster = try await TestCluster.make()
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-tableread-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            let registry = JobRegistry()
+            PipelineKinds.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, postgres: cluster.postgres),
+                                   providers: providers)
+            let worker = cluster.startWorker(registry: registry, concurrency: concurrency, prefetch: 4)
+            let coordinator = cluster.startCoordinator(plans: PipelineKinds.plans)
+            return Pipeline(cluster: cluster, root: root, tableReads: TableReadClient(postgres: cluster.postgres, assetsRoot: root),
+                            services: [worker, coordinator])
+        }
+
+        func finish(_ id: UUID, timeout: Double = 180) async throws -> TableReadResults {
+            let progress = try await cluster.client.awaitProduction(id, timeout: timeout)
+            #expect(progress.isFinished)
+            return try #require(try await tableReads.results(id))
+        }
+
+        func stop() async throws {
+            for service in services { try await service.stop() }
+            await cluster.shutdown()
+            try? FileManager.default.removeItem(at: root)
+        }
+
+        func file(_ relative: String) throws -> Data {
+            try Data(contentsOf: root.appendingPathComponent(relative))
+        }
+    }
+
+    @Test func theExampleScriptBecomesATableReadAndResubmissionsReuseWhatIsUnchanged() async throws {
+        let pipeline = try await Pipeline.start()
+        let castFile = try CastOverrides.load(from: TestEnvironment.repositoryRoot.appendingPathComponent("examples/cast.yaml"))
+        let id = try await pipeline.tableReads.submit(file: Self.example, options: .init(cast: castFile))
+        let results = try await pipeline.finish(id)
+        #expect(results.state == "completed", "\(results.failures)")
+
+        // Enrichment matches what the parsed script says.
+        let document = try ScreenplayReader.read(Array(try Data(contentsOf: Self.example)), fileName: "x.fountain")
+        var dialogue: [String: Int] = [:]
+        var speaker: String?
+        for element in document.elements {
+            switch element.type {
+            case .character: speaker = CharacterCue.normalize(element.name ?? element.plainText)
+            case .dialogue: if let speaker { dialogue[speaker, default: 0] += 1 }
+            case .parenthetical: break
+            default: speaker = nil
+            }
+        }
+        #expect(Dictionary(uniqueKeysWithValues: results.characters.map { ($0.name, $0.dialogueLines) }) == dialogue)
+        #expect(results.characters.map(\.name) == ["ISOLDE", "MARGOT", "DEV"])
+        #expect(results.characters.first { $0.name == "MARGOT" }?.voice == "en-gb-x-rp")
+        #expect(results.narratorVoice == "en-gb")
+        #expect(results.scenes.map(\.setting) == ["INT", "INT", "EXT", "INT"])
+        #expect(results.scenes.map(\.location) == ["REHEARSAL ROOM", "REHEARSAL ROOM", "THEATRE ROOF", "REHEARSAL ROOM"])
+        #expect(results.scenes.map(\.timeOfDay) == ["NIGHT", "LATER", "NIGHT", "CONTINUOUS"])
+        #expect(results.characters.first { $0.name == "ISOLDE" }?.scenes == [1, 2, 3])
+        let lineCount = try #require(results.lineCount)
+        #expect(lineCount == SpeakableRules().items(for: document).count)
+        #expect((results.pageCount ?? 0) > 0)
+
+        // The assembled files agree with each other and with the database.
+        let files = try #require(results.files)
+        let wav = try pipeline.file(files.audio)
+        let header = try WAVHeader(parsing: wav)
+        #expect(abs(header.duration - (results.audioSeconds ?? -1)) < 0.001)
+        #expect(results.spokenLines == lineCount && results.missingLines == 0)
+        let vtt = String(decoding: try pipeline.file(files.subtitles), as: UTF8.self)
+        #expect(vtt.hasPrefix("WEBVTT\n"))
+        let cueTimes = vtt.split(separator: "\n").filter { $0.contains(" --> ") }
+        #expect(cueTimes.count == lineCount)
+        #expect(vtt.contains("<v MARGOT>Did it have one?"))
+        let starts = cueTimes.map { String($0.prefix(12)) }
+        #expect(starts == starts.sorted(), "cues are in playing order")
+        let chapters = try JSONDecoder().decode(TableReadChapters.self, from: try pipeline.file(files.chapters))
+        #expect(chapters.chapters.map(\.title) == ["Act One", "Act Two"])
+        #expect(chapters.chapters.flatMap(\.scenes).map(\.index) == [1, 2, 3, 4])
+        let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(files.report))
+        #expect(report.missing.isEmpty && report.spokenLines == lineCount)
+        let metadata = try JSONSerialization.jsonObject(
+            with: try pipeline.file("productions/\(id.uuidString.lowercased())/metadata.json")) as? [String: Any]
+        let recorded = try #require(metadata?["files"] as? [String: Any])
+        #expect(Set(recorded.keys) == ["table-read.wav", "table-read.vtt", "chapters.json", "report.json"])
+        let cast = try await pipeline.cluster.count("SELECT count(*) AS n FROM casts WHERE owner = $1",
+                                                    ["production:" + id.uuidString.lowercased()])
+        #expect(cast == 1)
+        let audioRows = try await pipeline.cluster.count("SELECT count(*) AS n FROM generated_content WHERE owner_kind = 'element'")
+
+        // Unchanged: the document and every line's audio are reused; nothing is generated.
+        let again = try await pipeline.tableReads.submit(file: Self.example, options: .init(cast: castFile))
+        let second = try await pipeline.finish(again)
+        #expect(second.state == "completed")
+        #expect(second.documentID == results.documentID)
+        #expect(second.stages.map(\.name) == ["parse", "enrich", "assemble"], "no generate stage when every line has audio")
+        #expect(try await pipeline.cluster.count("SELECT count(*) AS n FROM generated_content WHERE owner_kind = 'element'") == audioRows)
+        #expect(try pipeline.file(try #require(second.files).audio) == wav, "same lines, same table read")
+
+        // One changed line: re-parsed, and only that line is generated.
+        var text = try String(contentsOf: Self.example, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Three. He couldn't choose.", with: "Four. He kept adding them.")
+        let changed = pipeline.root.appendingPathComponent("changed.fountain")
+        try text.write(to: changed, atomically: true, encoding: .utf8)
+        let third = try await pipeline.finish(try await pipeline.tableReads.submit(file: changed, options: .init(cast: castFile)))
+        #expect(third.state == "completed")
+        #expect(third.documentID != results.documentID)
+        #expect(third.stages.first { $0.name == "generate" }?.total == 1)
+        #expect(try await pipeline.cluster.count("SELECT count(*) AS n FROM generated_content WHERE owner_kind = 'element'") == audioRows + 1)
+        try await pipeline.stop()
+    }
+
+    @Test func aPoisonLineFailsOnlyItselfAndTheReportSaysWhy() async throws {
+        let pipeline = try await Pipeline.start(providers: TestVoices.registry(TestVoices()))
+        let script = pipeline.root.appendingPathComponent("poison.fountain")
+        try """
+            INT. LAB - DAY
+
+            ADA
+            This line is fine.
+
+            BOB
+            This line is POISON for the provider.
+
+            ADA
+            And this one is fine again.
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let id = try await pipeline.tableReads.submit(file: script)
+        let results = try await pipeline.finish(id)
+        #expect(results.state == "completed_with_failures")
+        let generate = try #require(results.stages.first { $0.name == "generate" })
+        #expect(generate.succeeded == 3 && generate.failed == 1)
+        #expect(results.stages.first { $0.name == "assemble" }?.succeeded == 1, "assembly runs with what there is")
+        #expect(results.spokenLines == 3 && results.missingLines == 1)
+        let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(try #require(results.files).report))
+        let missing = try #require(report.missing.first)
+        #expect(missing.speaker == "BOB" && missing.text.contains("POISON"))
+        #expect(missing.reason.contains("poisoned"), "\(missing.reason)")
+        #expect(results.failures.contains { $0.kind == "generate" && $0.state == "dead" && ($0.error ?? "").contains("poisoned") })
+        try await pipeline.stop()
+    }
+
+    @Test func cancelKeepsFinishedAudioAndRetryFillsTheGapsThenAssembles() async throws {
+        let voices = TestVoices()
+        let pipeline = try await Pipeline.start(providers: TestVoices.registry(voices), concurrency: 1)
+        let script = pipeline.root.appendingPathComponent("hold.fountain")
+        try """
+            INT. STUDIO - NIGHT
+
+            ADA
+            First line.
+
+            BOB
+            Please HOLD this line.
+
+            ADA
+            Third line.
+
+            BOB
+            Fourth line.
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let id = try await pipeline.tableReads.submit(file: script)
+        // The heading and the first line are spoken; the held line blocks the only handler slot.
+        try await pipeline.cluster.wait(for: "the held line to be running") {
+            let holding = await voices.holding
+            let spoken = try await pipeline.cluster.count(
+                "SELECT count(*) AS n FROM jobs WHERE production_id = $1 AND stage = 'generate' AND state = 'succeeded'", [id])
+            return holding && spoken == 2
+        }
+        try await pipeline.cluster.client.cancel(id)
+        let cancelled = try await pipeline.finish(id)
+        #expect(cancelled.state == "cancelled")
+        try await pipeline.cluster.wait(for: "the held job to stop") {
+            try await pipeline.cluster.count(
+                "SELECT count(*) AS n FROM jobs WHERE production_id = $1 AND state IN ('queued', 'running')", [id]) == 0
+        }
+        let kept = try await pipeline.cluster.count("SELECT count(*) AS n FROM generated_content WHERE owner_kind = 'element'")
+        #expect(kept == 2, "finished audio is kept")
+        #expect(cancelled.files == nil, "a cancelled production is not assembled")
+
+        await voices.release()
+        let retried = try await pipeline.cluster.client.retry(id)
+        #expect(retried == 3)
+        let done = try await pipeline.finish(id)
+        #expect(done.state == "completed", "\(done.failures)")
+        #expect(done.spokenLines == 5 && done.missingLines == 0)
+        #expect(await voices.synthesized == 5, "the two finished lines were not spoken again")
+        try await pipeline.stop()
+    }
+}
+
+/// A voice provider for tests: a short tone per line; `POISON` in the text fails permanently;
+/// `HOLD` waits until ``release()`` (or until the job is cancelled).
+actor TestVoices {
+    private(set) var holding = false
+    private(set) var synthesized = 0
+    private var released = false
+    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+
+    func release() {
+        released = true
+        for waiter in waiters.values { waiter.resume() }
+        waiters.removeAll()
+    }
+
+    private func wake(_ ticket: UUID) {
+        waiters.removeValue(forKey: ticket)?.resume()
+    }
+
+    func speak(_ text: String) async throws -> SynthesizedAudio {
+        if text.contains("POISON") {
+            throw SpeechError.rejected(provider: "test-voices", status: 400, message: "poisoned line")
+        }
+        if text.contains("HOLD") && !released {
+            holding = true
+            let ticket = UUID()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if released || Task.isCancelled { continuation.resume() } else { waiters[ticket] = continuation }
+                }
+            } onCancel: {
+                Task { await self.wake(ticket) }
+            }
+            holding = false
+            try Task.checkCancellation()
+        }
+        synthesized += 1
+        let seconds = 0.05 + Double(text.count) * 0.002
+        let samples = (0..<Int(seconds * 8000)).map { Float(sin(Double($0) * 0.2) * 0.3) }
+        let audio = PCMAudio(sampleRate: 8000, channels: 1, samples: samples)
+        return SynthesizedAudio(data: audio.wavData(), mimeType: "audio/wav", format: .pcm16(sampleRate: 8000), duration: seconds)
+    }
+
+    static func registry(_ voices: TestVoices) -> VoiceProviderRegistry {
+        var registry = VoiceProviderRegistry(defaultProviderID: Provider.providerID)
+        registry.register(Provider(voices: voices))
+        return registry
+    }
+
+    struct Provider: VoiceProvider {
+        static let providerID = "test-voices"
+        let voices: TestVoices
+        var id: String { Self.providerID }
+        var displayName: String { "Test voices" }
+        var outputMimeType: String { "audio/wav" }
+        var requiresAPIKey: Bool { false }
+        var isConfigured: Bool { true }
+        var maxCharactersPerRequest: Int { 10_000 }
+
+        func voices(language: String?) async throws -> [Voice] {
+            ["alpha", "beta", "gamma", "delta"].map { Voice(id: $0, name: $0, languages: ["en"], provider: Self.providerID) }
+        }
+
+        func synthesize(text: String, voice: String, language: String?, options: SynthesisOptions) async throws -> SynthesizedAudio {
+            try await voices.speak(text)
+        }
+    }
+}
