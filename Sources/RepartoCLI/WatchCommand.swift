@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Synchronization
+import Pipeline
 
-/// `reparto watch ID`: live progress of a production until it finishes (LISTEN/NOTIFY driven).
+/// `reparto watch ID`: live progress of a production until it finishes (LISTEN/NOTIFY driven):
+/// per-stage counts, rate, ETA and failures.
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Follow a production's progress until it finishes.")
@@ -20,32 +21,12 @@ struct WatchCommand: AsyncParsableCommand {
         let logger = cluster.makeLogger("reparto.watch")
         let production = UUID(uuidString: id) ?? ProductionName.id(for: id)
         let final = try await cluster.withPostgres(logger: logger) { postgres in
-            let printer = ProgressPrinter()
-            return try await JobClient(postgres: postgres).awaitProduction(
-                production, timeout: timeout, logger: logger, onProgress: { printer.show($0) })
+            let client = JobClient(postgres: postgres)
+            let first = try await client.progress(production)
+            let stages = first.plan == TableReadRequest.plan ? TableReadRequest.Stage.allCases.map(\.rawValue) : []
+            let view = StageProgressView(stageOrder: stages)
+            return try await client.awaitProduction(production, timeout: timeout, logger: logger, onProgress: { view.show($0) })
         }
         print("production \(final.id.uuidString.lowercased()) \(final.state): \(final.succeeded) succeeded, \(final.failed) failed, \(final.cancelled) cancelled")
-    }
-}
-
-/// Prints a progress line whenever the numbers change.
-final class ProgressPrinter: Sendable {
-    private let last = Mutex<String>("")
-    private let started = ContinuousClock.now
-
-    func show(_ progress: ProductionProgress) {
-        let elapsed = (ContinuousClock.now - started) / .seconds(1)
-        let rate = elapsed > 0 ? Double(progress.done) / elapsed : 0
-        var line = "\(progress.stage): \(progress.done)/\(progress.total) done (\(String(format: "%.1f", progress.percent))%)"
-        line += ", running \(progress.running), queued \(progress.queued), failed \(progress.failed)"
-        if rate > 0 { line += ", \(String(format: "%.0f", rate))/s" }
-        if let eta = progress.eta, !progress.isFinished {
-            line += ", ETA \(String(format: "%.0f", max(0, eta.timeIntervalSinceNow))) s"
-        }
-        let changed = last.withLock { last in
-            defer { last = line }
-            return last != line
-        }
-        if changed { print(line) }
     }
 }
