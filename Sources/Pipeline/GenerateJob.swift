@@ -5,6 +5,7 @@ import Jobs
 import Logging
 import Postgres
 import Speech
+import Synchronization
 
 /// The `generate` job kind: speaks a small batch of lines and records each result in the
 /// `generated_content` table.
@@ -189,12 +190,19 @@ public struct SpeechGenerator: Sendable {
         for (index, item) in job.items.enumerated() {
             let key = item.contentKey
             let synthesizer = SpeechSynthesizer(registry: providers)
+            let produced = ProducedAudio()
             let (record, reused) = try await store.reuseOrProduce(key, fileExtension: "wav", mimeType: "audio/wav") {
                 let audio = try await synthesizer.synthesize(text: item.text, provider: item.providerID, voice: item.voice,
                                                              language: item.language, options: item.effectiveOptions)
+                produced.keep(audio.data)
                 return audio.data
             }
-            let data = try await store.readVerified(record.path, sha256: record.sha256)
+            // Audio just written (and hashed) from memory is measured from memory; reused audio is
+            // read back and checked against its SHA-256.
+            let data: Data
+            if !reused, let fresh = produced.take() { data = fresh } else {
+                data = try await store.readVerified(record.path, sha256: record.sha256)
+            }
             let pcm: PCMAudio
             do { pcm = try PCMAudio(wav: data) } catch {
                 throw JobError.permanent("item \(index): \(record.path) is not a readable WAV file: \(error)")
@@ -325,6 +333,13 @@ actor VoiceListMemo {
         lists[key] = memo
         return ids
     }
+}
+
+/// Hands the synthesized bytes out of `reuseOrProduce`'s closure.
+final class ProducedAudio: Sendable {
+    private let data = Mutex<Data?>(nil)
+    func keep(_ value: Data) { data.withLock { $0 = value } }
+    func take() -> Data? { data.withLock { value in defer { value = nil }; return value } }
 }
 
 extension Double {
