@@ -30,12 +30,16 @@ struct BenchPipelineCommand: AsyncParsableCommand {
     @Flag(help: "Skip the direct espeak-ng run.")
     var skipDirect = false
 
+    @Option(help: "Handlers per worker (lines spoken at once by each).")
+    var concurrency: Int = 2
+
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 900
 
     func validate() throws {
         guard lines >= 10 && lines <= 100_000 else { throw ValidationError("--lines must be between 10 and 100000") }
         guard workers >= 1 && workers <= 64 else { throw ValidationError("--workers must be between 1 and 64") }
+        guard concurrency >= 1 && concurrency <= 64 else { throw ValidationError("--concurrency must be between 1 and 64") }
     }
 
     func run() async throws {
@@ -69,7 +73,8 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         let namespace = "bench-\(seed % 1_000_000)"
         var environment = cluster
         environment.namespace = namespace
-        let local = LocalCluster(cluster: environment, workers: workers, namespace: namespace, logger: logger)
+        var local = LocalCluster(cluster: environment, workers: workers, namespace: namespace, logger: logger)
+        local.concurrency = concurrency
         let timeout = self.timeout
         let outcome = try await local.run { postgres -> (Double, TableReadResults?) in
             let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)

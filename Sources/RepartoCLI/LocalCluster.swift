@@ -10,6 +10,8 @@ import ServiceLifecycle
 struct LocalCluster {
     let cluster: ClusterOptions
     let workers: Int
+    /// Handlers per worker: 2 lets one line's synthesis overlap another's fsync.
+    var concurrency = 2
     let namespace: String
     let logger: Logger
 
@@ -18,7 +20,8 @@ struct LocalCluster {
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T? {
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
-        let cluster = self.cluster, workers = self.workers, namespace = self.namespace, logger = self.logger
+        let cluster = self.cluster, workers = self.workers, concurrency = self.concurrency
+        let namespace = self.namespace, logger = self.logger
         return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
             let migrations = try Migrator.load(directory: Migrator.defaultDirectory())
             _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
@@ -28,10 +31,10 @@ struct LocalCluster {
                                            amqp: amqp, namespace: namespace, plans: Kinds.plans(), logger: logger)),
             ]
             for _ in 0..<workers {
-                // One handler each: a worker speaks one line at a time, like one espeak-ng per core.
                 services.append(.init(service: Worker(
                     amqp: amqp, postgres: postgres, registry: registry,
-                    settings: WorkerSettings(queues: registry.queues, concurrency: 1, prefetch: 32, namespace: namespace),
+                    settings: WorkerSettings(queues: registry.queues, concurrency: concurrency, prefetch: 32,
+                                             namespace: namespace),
                     logger: logger)))
             }
             let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],

@@ -20,11 +20,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Workers to run (default: one per core).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Handlers per worker (lines spoken at once by each).")
+    var concurrency: Int = 2
+
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 24 * 3600
 
     func validate() throws {
         guard workers >= 1 && workers <= 64 else { throw ValidationError("--workers must be between 1 and 64") }
+        guard concurrency >= 1 && concurrency <= 64 else { throw ValidationError("--concurrency must be between 1 and 64") }
     }
 
     func run() async throws {
@@ -35,7 +39,8 @@ struct RunCommand: AsyncParsableCommand {
         let options = try tableRead.submissionOptions()
         let assets = Kinds.assetsRoot(cluster.environment)
         let file = self.file, workers = self.workers, timeout = self.timeout
-        let local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace, logger: logger)
+        var local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace, logger: logger)
+        local.concurrency = concurrency
         let outcome = try await local.run { postgres -> TableReadResults? in
             let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
             let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
