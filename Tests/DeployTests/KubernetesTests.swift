@@ -190,6 +190,11 @@ import Testing
         #expect(!triggers.isEmpty)
         let authentications = Set(objects(kind: "TriggerAuthentication").map { name($0.object) })
         let queues = Deploy.knownQueues
+        // Workers consume every registered queue by default: a backlog on any of them must scale them.
+        let triggered = Set(triggers.compactMap { $0["metadata", "queueName"]?.text })
+        for queue in queues.sorted() {
+            #expect(triggered.contains("reparto.q.\(queue)"), "a KEDA trigger for queue \(queue) (reparto.q.\(queue))")
+        }
         for trigger in triggers {
             #expect(trigger["type"]?.text == "rabbitmq")
             let queue = trigger["metadata", "queueName"]?.text ?? ""
