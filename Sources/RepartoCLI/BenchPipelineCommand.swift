@@ -73,7 +73,8 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         let namespace = "bench-\(seed % 1_000_000)"
         var environment = cluster
         environment.namespace = namespace
-        var local = LocalCluster(cluster: environment, workers: workers, namespace: namespace, logger: logger)
+        var local = LocalCluster(cluster: environment, workers: workers, namespace: namespace, assetsRoot: assets,
+                                 logger: logger)
         local.concurrency = concurrency
         let timeout = self.timeout
         let outcome = try await local.run { postgres -> (Double, TableReadResults?) in

@@ -8,10 +8,10 @@ enum Kinds {
     /// The registry of every kind; `postgres` is the pool handlers that read the database use
     /// (a worker passes its own; commands that only validate parameters pass none).
     static func registry(environment: EnvironmentValues = EnvironmentValues(envFile: nil),
-                         postgres: PostgresClient? = nil) -> JobRegistry {
+                         postgres: PostgresClient? = nil, assetsRoot root: URL? = nil) -> JobRegistry {
         let registry = JobRegistry.withBuiltins()
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
-            assetsRoot: assetsRoot(environment), postgres: postgres))
+            assetsRoot: root ?? assetsRoot(environment), postgres: postgres))
         return registry
     }
 

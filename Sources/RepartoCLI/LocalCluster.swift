@@ -13,6 +13,8 @@ struct LocalCluster {
     /// Handlers per worker: 2 lets one line's synthesis overlap another's fsync.
     var concurrency = 2
     let namespace: String
+    /// The asset volume the workers use.
+    let assetsRoot: URL
     let logger: Logger
 
     /// Runs `body` while the services run, then shuts them down gracefully (also on SIGINT/SIGTERM,
@@ -21,11 +23,11 @@ struct LocalCluster {
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let cluster = self.cluster, workers = self.workers, concurrency = self.concurrency
-        let namespace = self.namespace, logger = self.logger
+        let namespace = self.namespace, logger = self.logger, assetsRoot = self.assetsRoot
         return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
             let migrations = try Migrator.load(directory: Migrator.defaultDirectory())
             _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
-            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres)
+            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres, assetsRoot: assetsRoot)
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
                                            amqp: amqp, namespace: namespace, plans: Kinds.plans(), logger: logger)),

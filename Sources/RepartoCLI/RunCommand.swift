@@ -39,7 +39,8 @@ struct RunCommand: AsyncParsableCommand {
         let options = try tableRead.submissionOptions()
         let assets = Kinds.assetsRoot(cluster.environment)
         let file = self.file, workers = self.workers, timeout = self.timeout
-        var local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace, logger: logger)
+        var local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace,
+                                 assetsRoot: assets, logger: logger)
         local.concurrency = concurrency
         let outcome = try await local.run { postgres -> TableReadResults? in
             let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
