@@ -43,7 +43,7 @@ struct ScriptAnalysisTests {
 
             INT. B - DAY
 
-            Isolde (CONT'D)
+            ISOLDE (CONT'D)
             Six.
 
             @McCLANE
