@@ -48,6 +48,14 @@ enum AtomicFile {
         }
     }
 
+    /// Removes the temporary files ``write(_:directory:name:relative:)`` left for a target whose
+    /// name starts with `prefix` (a crashed writer's). Best effort: errors are ignored.
+    static func removeTemporaries(in directory: String, startingWith prefix: String) {
+        let marker = ".tmp-" + prefix.prefix(64)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(marker) { unlink(directory + "/" + name) }
+    }
+
     /// `fsync` on the directory itself, so the rename survives a crash.
     static func syncDirectory(_ directory: String, relative: String) throws {
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

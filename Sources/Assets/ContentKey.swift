@@ -63,13 +63,17 @@ extension AssetStore {
     ) async throws -> (record: AssetRecord, reused: Bool) {
         let relative = key.relativePath(fileExtension: fileExtension)
         if let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
-        let lockPath = try await Self.offPool { () throws -> String in
+        let (directory, lockPath) = try await Self.offPool { () throws -> (String, String) in
             let (directory, _) = try prepareParent(relative)
-            return directory + "/.\(key.digest).lock"
+            return (directory, directory + "/.\(key.digest).lock")
         }
         let fd = try await Self.offPool { try AtomicFile.lock(lockPath, relative: relative) }
         defer { AtomicFile.unlock(fd) }  // LOCK_UN and close do not block
         if let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
+        // A producer of this key that crashed mid-write (kill -9, power loss) left its temporary
+        // file; holding the key's lock, no live writer owns one, so they can go.
+        let digest = key.digest
+        try await Self.offPool { AtomicFile.removeTemporaries(in: directory, startingWith: digest) }
         let data = try await produce()
         let record = try await write(data, to: relative, mimeType: mimeType)
         return (record, false)
