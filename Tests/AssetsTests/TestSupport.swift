@@ -30,6 +30,9 @@ enum Mounts {
         return true
     }()
 
+    /// In CI the mount-based tests must run: a machine that cannot mount fails them.
+    static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+
     @discardableResult
     static func run(_ args: [String]) -> Bool {
         let p = Process()
