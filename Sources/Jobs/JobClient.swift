@@ -127,6 +127,7 @@ public final class JobClient: Sendable {
         defer { pump.cancel() }
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
+            try Task.checkCancellation()
             let current = try await progress(id)
             onProgress(current)
             if condition(current) { return current }

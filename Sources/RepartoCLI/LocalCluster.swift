@@ -56,8 +56,11 @@ struct LocalCluster {
                         throw error
                     }
                 }
+                // The services stop on SIGINT/SIGTERM or after `body`; either way nothing is left to wait for.
                 var result: T?
-                for try await value in tasks { if let value { result = value } }
+                for try await value in tasks {
+                    if let value { result = value } else { tasks.cancelAll() }
+                }
                 return result
             }
         }

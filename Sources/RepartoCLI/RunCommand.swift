@@ -42,7 +42,21 @@ struct RunCommand: AsyncParsableCommand {
         var local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace,
                                  assetsRoot: assets, logger: logger)
         local.concurrency = concurrency
-        let outcome = try await local.run { postgres -> TableReadResults? in
+        let outcome: TableReadResults?
+        do {
+            outcome = try await runTableRead(local, file: file, options: options, assets: assets, timeout: timeout, logger: logger)
+        } catch is CancellationError {
+            throw CLIError("interrupted: the production keeps what is finished and goes on when a coordinator and workers run (reparto watch ID)")
+        }
+        guard let outcome else { throw CLIError("interrupted before the table read finished") }
+        ResultsPrinter(assetsRoot: assets).printSummary(outcome)
+        if outcome.state != "completed" { throw ExitCode(1) }
+    }
+
+    private func runTableRead(_ local: LocalCluster, file: String, options: TableReadClient.Options, assets: URL,
+                              timeout: Double, logger: Logger) async throws -> TableReadResults? {
+        let workers = local.workers
+        return try await local.run { postgres -> TableReadResults? in
             let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
             let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
             print("production \(id.uuidString.lowercased()): \(URL(fileURLWithPath: file).lastPathComponent), \(workers) worker(s)")
@@ -51,8 +65,5 @@ struct RunCommand: AsyncParsableCommand {
                                                                         onProgress: { view.show($0) })
             return try await tableReads.results(id)
         } ?? nil
-        guard let outcome else { throw CLIError("interrupted before the table read finished") }
-        ResultsPrinter(assetsRoot: assets).printSummary(outcome)
-        if outcome.state != "completed" { throw ExitCode(1) }
     }
 }
