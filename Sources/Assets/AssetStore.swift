@@ -206,10 +206,6 @@ public struct AssetStore: Sendable {
 
     /// Runs blocking work on a Dispatch queue (not the cooperative pool) and awaits its result.
     static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
+        try await BlockingWork.run(work)
     }
 }

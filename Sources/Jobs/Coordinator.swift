@@ -56,6 +56,9 @@ public final class Coordinator: Service, Sendable {
         var connection: PostgresConnection?
         var leading = false
         var delay = 0.1
+        // Workers go stale only after missed heartbeats (seconds), so rescue runs once a tick,
+        // not on every progress notification (one per committed batch of jobs).
+        var nextRescue = ContinuousClock.now
         while !owner.isStopping {
             do {
                 if connection == nil {
@@ -71,8 +74,11 @@ public final class Coordinator: Service, Sendable {
                     if leading { logger.info("coordinator is the leader") }
                 }
                 if leading {
-                    let rescued = try JobStore.rescueOrphans(on: db)
-                    if rescued > 0 { logger.warning("rescued jobs of stale workers", metadata: ["count": "\(rescued)"]) }
+                    if ContinuousClock.now >= nextRescue {
+                        nextRescue = ContinuousClock.now + .seconds(settings.tick)
+                        let rescued = try JobStore.rescueOrphans(on: db)
+                        if rescued > 0 { logger.warning("rescued jobs of stale workers", metadata: ["count": "\(rescued)"]) }
+                    }
                     try advanceStages(on: db)
                 }
                 _ = try db.waitForNotifications(timeout: settings.tick)

@@ -135,8 +135,12 @@ public final class JobClient: Sendable {
                 throw RepartoError.timeout(
                     "production \(id.uuidString.lowercased()) not finished after \(timeout) s: \(current.done) of \(current.total) jobs done")
             }
-            // Wake on a notification, or after a second (a missed notification costs at most that).
+            // Wake on a notification, or after a second (a missed notification costs at most that);
+            // at most ten looks a second however many jobs finish.
+            let looked = ContinuousClock.now
             await signal.wait(timeout: min(1, max(0.01, (deadline - ContinuousClock.now) / .seconds(1))))
+            let next = looked + .milliseconds(100)
+            if ContinuousClock.now < next { try await Task.sleep(until: next) }
         }
     }
 }

@@ -27,7 +27,8 @@ public final class WakeSignal: Sendable {
             return state.generation
         }
         let timer = Task { [self] in
-            try? await Task.sleep(for: .seconds(timeout))
+            // Cancelled: the wait already ended; a "timeout" now would wake the next wait early.
+            guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
             let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 guard state.generation == generation else { return nil }
                 guard let waiter = state.waiter else { state.pending = true; return nil }

@@ -59,8 +59,6 @@ public struct AssembleJob: JobParameters {
 
     /// Runs blocking file work on a Dispatch queue, not the cooperative pool.
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
-        }
+        try await BlockingWork.run(work)
     }
 }

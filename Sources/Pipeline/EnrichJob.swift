@@ -41,14 +41,15 @@ public struct EnrichJob: JobParameters {
                                 providers: VoiceProviderRegistry? = nil) {
         let providers = providers ?? VoiceProviderRegistry.standard(environment: environment.variables)
         let postgres = environment.postgres
+        let root = environment.assetsRoot
         registry.register(EnrichJob.self, timeout: 300) { parameters, context in
             guard let postgres else { throw JobError.permanent("enrich: this worker has no database connection") }
-            return try await run(parameters, context: context, postgres: postgres, providers: providers)
+            return try await run(parameters, context: context, postgres: postgres, providers: providers, assetsRoot: root)
         }
     }
 
     static func run(_ job: EnrichJob, context: JobContext, postgres: PostgresClient,
-                    providers: VoiceProviderRegistry) async throws -> Result {
+                    providers: VoiceProviderRegistry, assetsRoot: URL) async throws -> Result {
         let productionID = job.productionID
         let loaded = try await postgres.withConnection { connection -> (TableReadRequest, ScreenplayDocument)? in
             guard let (request, documentID) = try TableReadRows.context(productionID, on: connection),
@@ -69,8 +70,22 @@ public struct EnrichJob: JobParameters {
         context.logger.debug("enriched production", metadata: [
             "characters": "\(analysis.characters.count)", "scenes": "\(analysis.scenes.count)", "lines": "\(lines.count)",
         ])
+        // Audio recorded in the database whose file is gone (a volume restored from an older
+        // backup, a cache cleared by hand) is forgotten, so the generate stage makes it again.
+        let recorded = try await postgres.withConnection { connection in
+            try TableReadRows.recordedAudio(Array(Set(lines.map(\.contentKey))), on: connection)
+        }
+        let vanished = try await BlockingWork.run { () throws -> [String] in
+            let store = try AssetStore(root: assetsRoot)
+            return recorded.filter { !store.exists($0.value) }.map(\.key)
+        }
+        if !vanished.isEmpty {
+            context.logger.warning("audio files missing on the asset volume; they will be generated again",
+                                   metadata: ["count": "\(vanished.count)"])
+        }
         context.transactional { connection in
             try TableReadRows.storeEnrichment(productionID, analysis: analysis, cast: cast, lines: lines, on: connection)
+            try TableReadRows.forgetAudio(vanished, on: connection)
         }
         return Result(characters: analysis.characters.count, scenes: analysis.scenes.count, lines: lines.count,
                       pageCount: analysis.pageCount, estimatedSeconds: analysis.estimatedSeconds,

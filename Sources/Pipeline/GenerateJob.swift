@@ -228,11 +228,7 @@ public struct SpeechGenerator: Sendable {
     private func store() async throws -> AssetStore {
         if let openedStore { return openedStore }
         let root = assetsRoot
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try AssetStore(root: root) })
-            }
-        }
+        return try await BlockingWork.run { try AssetStore(root: root) }
     }
 
     /// Checks every item before any audio is produced, so a bad batch writes nothing.

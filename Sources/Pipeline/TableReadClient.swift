@@ -95,9 +95,7 @@ public struct TableReadClient: Sendable {
     }
 
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
-        }
+        try await BlockingWork.run(work)
     }
 }
 

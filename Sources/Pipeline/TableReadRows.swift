@@ -148,6 +148,23 @@ enum TableReadRows {
                   analysis.wordCount, lines.count])
     }
 
+    /// The file of every content key in `keys` that has a `generated_content` row.
+    static func recordedAudio(_ keys: [String], on connection: PostgresConnection) throws -> [String: String] {
+        var files: [String: String] = [:]
+        for row in try connection.query("""
+            SELECT content_key, file_path FROM generated_content WHERE content_key = ANY($1::text[]) AND file_path IS NOT NULL
+            """, [keys]) {
+            if let key = row.string("content_key"), let path = row.string("file_path") { files[key] = path }
+        }
+        return files
+    }
+
+    /// Drops the `generated_content` rows of `keys` (their files are gone).
+    static func forgetAudio(_ keys: [String], on connection: PostgresConnection) throws {
+        guard !keys.isEmpty else { return }
+        try connection.query("DELETE FROM generated_content WHERE content_key = ANY($1::text[])", [keys])
+    }
+
     /// The `casts.owner` of a production's cast.
     static func castOwner(_ productionID: UUID) -> String { "production:" + productionID.uuidString.lowercased() }
 

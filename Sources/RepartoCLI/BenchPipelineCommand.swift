@@ -24,6 +24,9 @@ struct BenchPipelineCommand: AsyncParsableCommand {
     @Option(help: "Workers (and parallel espeak-ng processes for the direct run).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Speakable lines per generate job.")
+    var linesPerJob: Int = 1
+
     @Option(help: "Seed of the generated script (default: random).")
     var seed: UInt64?
 
@@ -76,11 +79,11 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         var local = LocalCluster(cluster: environment, workers: workers, namespace: namespace, assetsRoot: assets,
                                  logger: logger)
         local.concurrency = concurrency
-        let timeout = self.timeout
+        let timeout = self.timeout, linesPerJob = self.linesPerJob
         let outcome = try await local.run { postgres -> (Double, TableReadResults?) in
             let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
             let started = ContinuousClock.now
-            let id = try await tableReads.submit(file: script)
+            let id = try await tableReads.submit(file: script, options: .init(linesPerJob: linesPerJob))
             _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger)
             let elapsed = (ContinuousClock.now - started) / .seconds(1)
             return (elapsed, try await tableReads.results(id))

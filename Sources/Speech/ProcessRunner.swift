@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Assets
 import Foundation
 
 /// Runs a subprocess with `posix_spawn` without blocking Swift's cooperative thread pool.
@@ -75,7 +76,8 @@ enum ProcessRunner {
 
         let collector = Collector()
         let group = DispatchGroup()
-        let queue = DispatchQueue.global(qos: .userInitiated)
+        // Blocking writes, reads and waitpid, each on a queue of its own (see BlockingWork).
+        let queue = { BlockingWork.queue("reparto.process") }
         let inlineInput = stdin.count <= 32 * 1024  // the pipe buffer is 64 KiB: this write cannot block
         @Sendable func writeInput() {
             stdin.withUnsafeBytes { raw in
@@ -91,10 +93,10 @@ enum ProcessRunner {
         return await withCheckedContinuation { (continuation: CheckedContinuation<Output, Never>) in
             if !inlineInput {
                 group.enter()
-                queue.async { writeInput(); group.leave() }
+                queue().async { writeInput(); group.leave() }
             }
             group.enter()
-            queue.async {
+            queue().async {
                 if inlineInput { writeInput() }
                 collector.stdout = readAll(readFD)
                 close(readFD)
@@ -111,13 +113,13 @@ enum ProcessRunner {
             }
             if errMemory < 0 {
                 group.enter()
-                queue.async {
+                queue().async {
                     collector.stderr = readAll(errFD)
                     close(errFD)
                     group.leave()
                 }
             }
-            group.notify(queue: queue) {
+            group.notify(queue: queue()) {
                 continuation.resume(returning: Output(status: collector.status, stdout: collector.stdout, stderr: collector.stderr))
             }
         }

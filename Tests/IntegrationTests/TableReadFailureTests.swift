@@ -59,12 +59,18 @@ struct TableReadFailureTests {
         try await run.cluster.installSuccessLog()
         let coordinator = try run.start("coordinator-1", ["coordinator"])
         let worker = try run.start("worker", Self.workerArguments)
-        let id = try await run.submit(Self.script(lines: 60, holdAt: nil))
+        let id = try await run.submit(Self.script(lines: 300, holdAt: nil))
 
         try await run.cluster.wait(timeout: 180, for: "the generate stage to be under way") {
             try await run.generate(id, state: "succeeded") >= 3
         }
+        // Freeze the worker first, so the stage cannot finish before the coordinator is gone.
+        worker.signal(SIGSTOP)
+        let underWay = try #require(try await run.tableReads.results(id))
+        try #require(underWay.stage == "generate" && (underWay.stages.first { $0.name == "generate" }?.pending ?? 0) > 0,
+                     "the kill must land while lines are still to generate")
         await coordinator.kill(SIGKILL)
+        worker.signal(SIGCONT)
         // Workers go on without a coordinator (they relay their own outbox), but nobody fans in.
         try await run.cluster.wait(timeout: 300, for: "every generate job to finish without a coordinator") {
             try await run.cluster.count("""
@@ -346,6 +352,11 @@ final class Child: Sendable {
     func kill(_ signal: Int32) async {
         if process.isRunning { _ = Glibc.kill(process.processIdentifier, signal) }
         await RepartoProcess.waitForExit(process)
+    }
+
+    /// Sends a signal that does not end the process (SIGSTOP, SIGCONT).
+    func signal(_ signal: Int32) {
+        if process.isRunning { _ = Glibc.kill(process.processIdentifier, signal) }
     }
 
     /// What it printed so far.

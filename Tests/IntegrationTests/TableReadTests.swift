@@ -129,6 +129,17 @@ struct TableReadTests {
         #expect(third.documentID != results.documentID)
         #expect(third.stages.first { $0.name == "generate" }?.total == 1)
         #expect(try await pipeline.cluster.count("SELECT count(*) AS n FROM generated_content WHERE owner_kind = 'element'") == audioRows + 1)
+
+        // An audio file lost from the volume (its row still there) is noticed and made again.
+        let lost = try #require(try await pipeline.cluster.postgres.query("""
+            SELECT g.file_path FROM generated_content g JOIN production_lines l ON l.content_key = g.content_key
+            WHERE l.production_id = $1 ORDER BY l.chapter_index, l.order_index LIMIT 1
+            """, [id]).first?.string("file_path"))
+        try FileManager.default.removeItem(at: pipeline.root.appendingPathComponent(lost))
+        let fourth = try await pipeline.finish(try await pipeline.tableReads.submit(file: Self.example, options: .init(cast: castFile)))
+        #expect(fourth.state == "completed" && fourth.missingLines == 0)
+        #expect(fourth.stages.first { $0.name == "generate" }?.total == 1)
+        #expect(FileManager.default.fileExists(atPath: pipeline.root.appendingPathComponent(lost).path))
         try await pipeline.stop()
     }
 
