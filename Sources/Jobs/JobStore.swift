@@ -283,8 +283,11 @@ enum JobStore {
     }
 
     @available(*, noasync)
-    static func markStopped(workerID: String, on connection: PostgresConnection) throws {
-        try connection.query("UPDATE workers SET stopped_at = now(), in_flight = 0 WHERE id = $1", [workerID])
+    static func markStopped(workerID: String, succeeded: Int, failed: Int, on connection: PostgresConnection) throws {
+        // The last heartbeat is up to an interval old: record the final counts too.
+        try connection.query("""
+            UPDATE workers SET stopped_at = now(), in_flight = 0, jobs_succeeded = $2, jobs_failed = $3 WHERE id = $1
+            """, [workerID, succeeded, failed])
     }
 
     // MARK: the coordinator

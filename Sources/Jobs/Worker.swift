@@ -135,7 +135,10 @@ public final class Worker: Service, Sendable {
         }
         await relay?.stop()
         do {
-            try await postgres.withConnection { [identity] in try JobStore.markStopped(workerID: identity.id, on: $0) }
+            let (succeeded, failed) = state.withLock { ($0.succeeded, $0.failed) }
+            try await postgres.withConnection { [identity] in
+                try JobStore.markStopped(workerID: identity.id, succeeded: succeeded, failed: failed, on: $0)
+            }
         } catch {
             logger.warning("could not record the worker as stopped", metadata: ["error": "\(error)"])
         }

@@ -14,7 +14,8 @@ public enum PipelineKinds {
         ParseJob.register(in: registry, environment: environment)
         EnrichJob.register(in: registry, environment: environment, providers: providers)
         if let providers {
-            let generator = SpeechGenerator(providers: providers, assetsRoot: environment.assetsRoot)
+            let generator = SpeechGenerator(providers: providers, assetsRoot: environment.assetsRoot,
+                                            postgres: environment.postgres)
             registry.register(GenerateJob.self, timeout: GenerateJob.timeout) { parameters, context in
                 try await generator.run(parameters, context: context)
             }

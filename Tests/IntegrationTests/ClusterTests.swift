@@ -41,6 +41,9 @@ struct ClusterTests {
         #expect(try record.decodeResult(FailJobResult.self)?.succeededOnAttempt == 3)
         #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE publish_pending") == 0)
         try await worker.stop()
+        // A stopped worker's row has its final counts, not those of its last heartbeat.
+        #expect(try await cluster.count(
+            "SELECT jobs_succeeded AS n FROM workers WHERE stopped_at IS NOT NULL") == 201)
         try await coordinator.stop()
         await cluster.shutdown()
     }
