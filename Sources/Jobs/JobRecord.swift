@@ -103,7 +103,8 @@ public struct ProductionProgress: Sendable, Codable, Equatable {
 
     public var isFinished: Bool { state != "running" }
 
-    init?(row: PostgresRow) {
+    /// A row of `ops.production_progress` (``stages`` stays empty: the view has no stages).
+    public init?(row: PostgresRow) {
         guard let id = row.uuid("id"), let started = row.date("started_at") else { return nil }
         self.id = id
         name = row.string("name") ?? ""

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Postgres
 
 /// The dashboard's SQL. It reads only the `ops.*` views (and `now()`), so it works as the
@@ -50,22 +51,14 @@ public enum DashboardQueries {
     }
 
     @available(*, noasync)
-    static func productionRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.ProductionRow] {
+    static func productionRows(limit: Int, on connection: PostgresConnection) throws -> [ProductionProgress] {
         try connection.query("""
             SELECT id, name, plan, stage, state, total, queued, running, succeeded, failed, cancelled, done,
                    percent::float8 AS percent, started_at, finished_at, eta
             FROM ops.production_progress
             ORDER BY (state = 'running') DESC, started_at DESC
             LIMIT $1
-            """, [limit]).compactMap { row in
-                guard let id = row.uuid("id") else { return nil }
-                return DashboardSnapshot.ProductionRow(
-                    id: id, name: row.string("name") ?? "", plan: row.string("plan") ?? "", stage: row.string("stage") ?? "",
-                    state: row.string("state") ?? "", total: row.int("total") ?? 0, queued: row.int("queued") ?? 0,
-                    running: row.int("running") ?? 0, succeeded: row.int("succeeded") ?? 0, failed: row.int("failed") ?? 0,
-                    cancelled: row.int("cancelled") ?? 0, done: row.int("done") ?? 0, percent: row.double("percent") ?? 0,
-                    startedAt: row.date("started_at"), finishedAt: row.date("finished_at"), eta: row.date("eta"))
-            }
+            """, [limit]).compactMap(ProductionProgress.init(row:))
     }
 
     @available(*, noasync)

@@ -53,7 +53,7 @@ public enum DashboardRoutes {
 
     struct ProductionsBody: Encodable {
         var generatedAt: Date
-        var productions: [DashboardSnapshot.ProductionRow]
+        var productions: [ProductionProgress]
     }
 
     struct WorkersBody: Encodable {

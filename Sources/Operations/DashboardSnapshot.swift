@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 
 /// Everything the dashboard shows, read from the `ops.*` views in one snapshot; the body of
 /// `GET /api/overview` (JSON keys in snake_case, times in ISO 8601).
@@ -10,7 +11,8 @@ public struct DashboardSnapshot: Codable, Sendable, Equatable {
     /// Sums of ``queues``.
     public var totals: QueueTotals
     /// `ops.production_progress`, running productions first, then the most recent.
-    public var productions: [ProductionRow]
+    /// From `ops.production_progress`; `failed` counts dead jobs, as in the view.
+    public var productions: [ProductionProgress]
     /// `ops.workers`, alive first.
     public var workers: [WorkerRow]
     /// Workers by status over all of `ops.workers`.
@@ -44,25 +46,6 @@ public struct DashboardSnapshot: Codable, Sendable, Equatable {
         public var cancelled = 0
     }
 
-    /// A production's progress; `failed` counts dead jobs, as in the view.
-    public struct ProductionRow: Codable, Sendable, Equatable {
-        public var id: UUID
-        public var name: String
-        public var plan: String
-        public var stage: String
-        public var state: String
-        public var total: Int
-        public var queued: Int
-        public var running: Int
-        public var succeeded: Int
-        public var failed: Int
-        public var cancelled: Int
-        public var done: Int
-        public var percent: Double
-        public var startedAt: Date?
-        public var finishedAt: Date?
-        public var eta: Date?
-    }
 
     /// A worker process.
     public struct WorkerRow: Codable, Sendable, Equatable {
