@@ -43,7 +43,7 @@ public struct AssembleJob: JobParameters {
                 sceneHeadings: try TableReadRows.sceneHeadings(productionID, on: connection))
         }
         guard let input else { throw JobError.permanent("assemble: production \(productionID) is not a table read") }
-        let (outputs, report) = try await offPool {
+        let (outputs, report) = try await BlockingWork.run {
             try TableReadAssembler(store: try AssetStore(root: assetsRoot)).assemble(input)
         }
         context.logger.info("assembled table read", metadata: [
@@ -55,10 +55,5 @@ public struct AssembleJob: JobParameters {
             try TableReadRows.recordAssembly(productionID, outputs: outputs, jobID: jobID, on: connection)
         }
         return outputs
-    }
-
-    /// Runs blocking file work on a Dispatch queue, not the cooperative pool.
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await BlockingWork.run(work)
     }
 }

@@ -54,7 +54,7 @@ public struct TableReadClient: Sendable {
         }
         do { try options.cast.validate() } catch { throw TableReadError.invalidOption("cast: \(error.description)") }
         let root = assetsRoot
-        let (sourcePath, format) = try await Self.offPool { () throws -> (String, DocumentFormat) in
+        let (sourcePath, format) = try await BlockingWork.run { () throws -> (String, DocumentFormat) in
             let data: Data
             do { data = try Data(contentsOf: file) } catch {
                 throw TableReadError.unreadable(file.path, reason: (error as NSError).localizedDescription)
@@ -94,9 +94,6 @@ public struct TableReadClient: Sendable {
         try await postgres.withConnection { connection in try TableReadResultRows.load(id, on: connection) }
     }
 
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await BlockingWork.run(work)
-    }
 }
 
 /// Why a table read could not be submitted.
