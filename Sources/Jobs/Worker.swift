@@ -197,8 +197,13 @@ public final class Worker: Service, Sendable {
         guard let definition = registry.definition(for: job.kind) else {
             return outcome(for: job, error: JobError.unknownKind(job.kind), policy: RetryPolicy())
         }
-        if state.withLock({ $0.draining }) {
+        let (draining, cancelled) = state.withLock { ($0.draining, $0.cancelRequested.contains(job.id)) }
+        if draining {
             return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
+        }
+        // Claimed, then cancelled while it waited for a handler slot: it never starts.
+        if cancelled {
+            return JobOutcome(id: job.id, attempt: job.attempt, state: .cancelled, error: "cancelled before it started")
         }
         let context = JobContext(jobID: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts,
                                  productionID: job.productionID, stage: job.stage, logger: logger)
