@@ -138,3 +138,29 @@ final class FakeHTTPServer: @unchecked Sendable {
         return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: body)
     }
 }
+
+/// A loopback port that refuses connections: bound (so no other test can take it) but not
+/// listening. Closing a server instead would free its port for the next test's server.
+final class RefusingPort: Sendable {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        self.port = Int(UInt16(bigEndian: addr.sin_port))
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+}

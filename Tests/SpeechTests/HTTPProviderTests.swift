@@ -225,10 +225,9 @@ import Testing
     }
 
     @Test func refusedConnectionIsRetryable() async throws {
-        let server = try FakeHTTPServer { _ in .hang }
-        let port = server.port
-        server.stop()  // nothing listens on the port any more
-        let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:\(port)", apiKey: APIKey(Self.key), timeout: 5))
+        let refusing = try RefusingPort()
+        let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:\(refusing.port)",
+                                                                 apiKey: APIKey(Self.key), timeout: 5))
         do {
             _ = try await provider.synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
             Issue.record("expected an error")
@@ -237,6 +236,7 @@ import Testing
             #expect(error.isRetryable)
             #expect(!String(describing: error).contains("SECRET"))
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func forbiddenMapsToUnauthorized() async throws {
