@@ -52,6 +52,7 @@ public final class Worker: Service, Sendable {
         var outcome: JobOutcome
         var delivery: AMQPDelivery
         var kind: String
+        var productionID: UUID?
     }
 
     private struct State {
@@ -186,7 +187,7 @@ public final class Worker: Service, Sendable {
                     state.running[job.id] = nil
                     state.cancelRequested.remove(job.id)
                 }
-                completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind))
+                completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
             }
             state.running[job.id] = task
             if state.draining { task.cancel() }
@@ -271,15 +272,19 @@ public final class Worker: Service, Sendable {
             // A statement error (not a lost connection) sank the batch: commit one by one so a
             // single bad outcome cannot block the others; a job that still fails is recorded dead.
             var each: [JobOutcome] = []
-            for outcome in outcomes {
-                if let done = await retryingDatabase("commit one job result", giveUpOnQueryErrors: true, operation: {
+            for item in batch {
+                let outcome = item.outcome
+                var about: Logger.Metadata = ["job_id": "\(outcome.id)"]
+                if let production = item.productionID { about["production_id"] = "\(production)" }
+                if let done = await retryingDatabase("commit one job result", giveUpOnQueryErrors: true, metadata: about,
+                                                     operation: {
                     try await self.postgres.withTransaction { try JobStore.complete([outcome], on: $0) }
                 }) {
                     each.append(contentsOf: done)
                 } else {
                     let dead = JobOutcome(id: outcome.id, attempt: outcome.attempt, state: .dead,
                                           error: "the job's result could not be stored")
-                    each.append(contentsOf: await retryingDatabase("record a failed commit") {
+                    each.append(contentsOf: await retryingDatabase("record a failed commit", metadata: about) {
                         try await self.postgres.withTransaction { try JobStore.complete([dead], on: $0) }
                     } ?? [])
                 }
@@ -320,6 +325,7 @@ public final class Worker: Service, Sendable {
     /// Runs a database operation until it succeeds, waiting out lost connections (a PostgreSQL
     /// restart). With `giveUpOnQueryErrors`, a statement error returns nil instead.
     private func retryingDatabase<T: Sendable>(_ what: String, giveUpOnQueryErrors: Bool = false,
+                                               metadata about: Logger.Metadata = [:],
                                                operation: @escaping @Sendable () async throws -> T) async -> T? {
         var delay = 0.05
         while true {
@@ -328,12 +334,13 @@ public final class Worker: Service, Sendable {
                 if delay > 0.05 { health.markUp(.workerDatabase) }
                 return value
             } catch let error as PostgresError where !error.isConnectionLost && giveUpOnQueryErrors {
-                logger.error("\(what) failed", metadata: ["error": "\(error)"])
+                logger.error("\(what) failed", metadata: about.merging(["error": "\(error)"]) { $1 })
                 return nil
             } catch {
                 if error is CancellationError { return nil }
                 if (error as? PostgresError)?.isConnectionLost != false { health.markDown(.workerDatabase) }
-                logger.warning("\(what) failed, retrying", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
+                logger.warning("\(what) failed, retrying",
+                               metadata: about.merging(["error": "\(error)", "retry_in_s": "\(delay)"]) { $1 })
                 try? await Task.sleep(for: .seconds(delay))
                 delay = min(delay * 2, 2)
             }
