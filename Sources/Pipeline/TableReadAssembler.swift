@@ -181,12 +181,12 @@ struct TableReadAssembler {
         guard let target, target != header.format else { return (Data(body), header.format) }
         let audio = try PCMAudio(wav: data)
         guard audio.channels == target.channels else {
-            throw AssemblyError.formatMismatch("\(header.format) cannot join \(target)")
+            throw SpeechError.formatMismatch(reason: "\(header.format) cannot join \(target)")
         }
         let converted = audio.resampled(to: target.sampleRate).wavData(encoding: target.encoding)
         let convertedHeader = try WAVHeader(parsing: converted)
         guard convertedHeader.format == target else {
-            throw AssemblyError.formatMismatch("\(header.format) cannot join \(target)")
+            throw SpeechError.formatMismatch(reason: "\(header.format) cannot join \(target)")
         }
         let from = converted.startIndex + convertedHeader.dataOffset
         return (Data(converted[from..<(from + convertedHeader.dataLength)]), target)
@@ -234,12 +234,3 @@ struct TableReadAssembler {
     }
 }
 
-/// Why a line's audio could not join the table read.
-enum AssemblyError: Error, CustomStringConvertible {
-    case formatMismatch(String)
-    var description: String {
-        switch self {
-        case .formatMismatch(let detail): return "audio format mismatch: \(detail)"
-        }
-    }
-}

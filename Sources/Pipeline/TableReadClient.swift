@@ -1,5 +1,4 @@
 import Assets
-import Crypto
 import Foundation
 import Jobs
 import Postgres
@@ -63,7 +62,7 @@ public struct TableReadClient: Sendable {
             do { document = try ScreenplayReader.read(Array(data), fileName: file.lastPathComponent) } catch {
                 throw TableReadError.unparsable(file.path, reason: "\(error)")
             }
-            let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+            let digest = AssetStore.sha256(data)
             let ext = file.pathExtension.isEmpty ? document.format.rawValue : file.pathExtension.lowercased()
             let path = "sources/\(digest).\(AssetPath.sanitize(ext))"
             let store = try AssetStore(root: root)

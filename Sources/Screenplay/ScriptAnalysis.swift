@@ -212,10 +212,10 @@ public struct ScriptAnalysis: Codable, Sendable, Hashable {
     ]
 
     static func scene(_ element: Element, text: String, index: Int) -> Scene {
-        var heading = text.trimmingWhitespace()
+        var heading = text.trimmingCharacters(in: .whitespacesAndNewlines)
         // A trailing scene number `#12A#` belongs in sceneNumber, not the heading.
         if heading.hasSuffix("#"), let open = heading.dropLast().lastIndex(of: "#") {
-            heading = String(heading[..<open]).trimmingWhitespace()
+            heading = String(heading[..<open]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         var rest = Substring(heading)
         var setting: Setting?
@@ -228,14 +228,14 @@ public struct ScriptAnalysis: Codable, Sendable, Hashable {
             rest = rest.dropFirst(prefix.count).drop { $0 == " " || $0 == "." }
             break
         }
-        var location = String(rest).trimmingWhitespace()
+        var location = String(rest).trimmingCharacters(in: .whitespacesAndNewlines)
         var timeOfDay: String?
         for separator in [" - ", " — ", " – "] {
             if let range = location.range(of: separator, options: .backwards) {
-                let time = String(location[range.upperBound...]).trimmingWhitespace()
+                let time = String(location[range.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
                 if !time.isEmpty {
                     timeOfDay = time
-                    location = String(location[..<range.lowerBound]).trimmingWhitespace()
+                    location = String(location[..<range.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
                 }
                 break
             }
@@ -251,14 +251,5 @@ extension CharacterCue {
     /// The one spelling of a character's name used for casting and statistics.
     public static func normalize(_ name: String) -> String {
         name.uppercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-    }
-}
-
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        var s = Substring(self)
-        while let first = s.first, first.isWhitespace { s = s.dropFirst() }
-        while let last = s.last, last.isWhitespace { s = s.dropLast() }
-        return String(s)
     }
 }
