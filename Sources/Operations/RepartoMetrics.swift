@@ -28,13 +28,15 @@ public enum RepartoMetrics {
     }
 
     /// Bootstraps swift-metrics with ``makeFactory()``, once per process (later calls do nothing).
+    ///
+    /// The bootstrap happens inside the lock: a concurrent caller must not return (and create
+    /// metrics against swift-metrics' no-op default) before the factory is installed.
     public static func bootstrap() {
-        let first = bootstrapped.withLock { done in
-            defer { done = true }
-            return !done
+        bootstrapped.withLock { done in
+            guard !done else { return }
+            MetricsSystem.bootstrap(makeFactory())
+            done = true
         }
-        guard first else { return }
-        MetricsSystem.bootstrap(makeFactory())
     }
 
     /// The Prometheus text exposition of everything recorded so far.
