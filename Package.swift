@@ -30,6 +30,7 @@ let package = Package(
         // MARK: C clients
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
 
         // MARK: wrappers
         .target(name: "AMQP", dependencies: [
@@ -56,7 +57,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
-            "Assets", "Screenplay",
+            "CEspeakNG", "Assets", "Screenplay",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,11 +1,17 @@
 import Foundation
 
-/// The offline default provider: runs the `espeak-ng` binary as a subprocess.
+/// The offline default provider: espeak-ng, through its library or its command.
 ///
-/// Text goes through standard input (never argv, so it can never be read as an option), audio
-/// comes back on standard output (`--stdout`, 16-bit mono PCM WAV at 22050 Hz). The wait happens
-/// off Swift's cooperative pool (see `ProcessRunner`). No global espeak state is touched, so any
-/// number of syntheses may run concurrently.
+/// - ``Engine/library`` (the default): libespeak-ng in this process, on a thread of its own
+///   (``EspeakLibrary``): the voice data is loaded once, so a line costs a fraction of starting
+///   the command; syntheses of one process run one at a time.
+/// - ``Engine/process``: the `espeak-ng` binary per line. Text goes through standard input (never
+///   argv, so it can never be read as an option), audio comes back on standard output (`--stdout`,
+///   16-bit mono PCM WAV at 22050 Hz); the wait happens off Swift's cooperative pool (see
+///   `ProcessRunner`) and any number of syntheses run concurrently. Chosen when an executable is
+///   given (`ESPEAK_NG_PATH` or `executable:`) or `REPARTO_ESPEAK_ENGINE=process`.
+///
+/// Voice listings come from the command either way (`--voices`, once per provider).
 ///
 /// Voice ids are what `-v` accepts: a language voice as `espeak-ng --voices` lists it (`en-us`),
 /// optionally with a variant from `espeak-ng --voices=variant` (`en-us+Alicia`). MBROLA voices are
@@ -22,15 +28,33 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     public let executable: URL
     /// Words per minute at speed 1.0 (espeak-ng's default is 175).
     public var baseWordsPerMinute: Int = 175
+    /// How lines are synthesized.
+    public let engine: Engine
     private let cache = EspeakVoiceCache()
+
+    /// Where the synthesis runs.
+    public enum Engine: String, Sendable, CaseIterable {
+        /// libespeak-ng in this process (``EspeakLibrary``).
+        case library
+        /// One `espeak-ng` process per synthesis.
+        case process
+    }
 
     /// - Parameters:
     ///   - executable: path of `espeak-ng`; default: `$ESPEAK_NG_PATH`, else the first `espeak-ng` on `$PATH`.
     ///   - maxCharactersPerRequest: longer text is chunked by ``SpeechSynthesizer``.
+    ///   - engine: default: ``Engine/process`` when `executable` or `$ESPEAK_NG_PATH` names a
+    ///     binary or `$REPARTO_ESPEAK_ENGINE` is `process`, else ``Engine/library``.
     public init(executable: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                maxCharactersPerRequest: Int = 20_000) {
+                maxCharactersPerRequest: Int = 20_000, engine: Engine? = nil) {
         self.executable = executable ?? Self.locate(environment: environment)
         self.maxCharactersPerRequest = maxCharactersPerRequest
+        self.engine = engine ?? Self.defaultEngine(explicitExecutable: executable != nil, environment: environment)
+    }
+
+    static func defaultEngine(explicitExecutable: Bool, environment: [String: String]) -> Engine {
+        if explicitExecutable || !(environment["ESPEAK_NG_PATH"] ?? "").isEmpty { return .process }
+        return Engine(rawValue: environment["REPARTO_ESPEAK_ENGINE"] ?? "") ?? .library
     }
 
     public var isConfigured: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
@@ -104,7 +128,16 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     public func synthesize(text: String, voice: String, language: String?, options: SynthesisOptions) async throws -> SynthesizedAudio {
         let text = try SpeechText.validated(text, limit: maxCharactersPerRequest)
         try await catalog().validate(voice: voice, provider: id)
-        var arguments = ["--stdout", "-b", "1", "-v", voice, "-s", String(Int((Double(baseWordsPerMinute) * options.speed).rounded()))]
+        let wordsPerMinute = Int((Double(baseWordsPerMinute) * options.speed).rounded())
+        if engine == .library {
+            let output = try await EspeakLibrary.shared.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute,
+                                                                   pitch: max(0, min(99, options.pitch ?? 50)))
+            guard !output.pcm.isEmpty else { throw SpeechError.invalidAudio(provider: id, reason: "espeak-ng produced no samples") }
+            let format = WAVFormat.pcm16(sampleRate: output.sampleRate)
+            return SynthesizedAudio(data: WAVWriter.wrap(rawPCM: output.pcm, format: format), mimeType: outputMimeType,
+                                    format: format, duration: Double(output.pcm.count / 2) / Double(output.sampleRate))
+        }
+        var arguments = ["--stdout", "-b", "1", "-v", voice, "-s", String(wordsPerMinute)]
         if let pitch = options.pitch { arguments += ["-p", String(max(0, min(99, pitch)))] }
         let raw = try await runEngine(arguments: arguments, stdin: Data(text.utf8))
         do {

@@ -39,6 +39,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
     case engineNotFound(path: String)
     /// The local engine exited with an error; `message` is the first line of its stderr.
     case engineFailed(provider: String, exitCode: Int32, message: String)
+    /// The engine's library (libespeak-ng) reported an error; `message` is its own explanation.
+    case engineError(provider: String, message: String)
     /// A cast file or cast override is not valid.
     case invalidCast(reason: String)
 
@@ -80,6 +82,7 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
         case .engineNotFound(let path): return "speech engine not found: \(path)"
         case .engineFailed(let provider, let code, let message):
             return "\(provider) exited with status \(code)" + (message.isEmpty ? "" : ": \(message)")
+        case .engineError(let provider, let message): return "\(provider) failed: \(message)"
         case .invalidCast(let reason): return "invalid cast: \(reason)"
         }
     }

@@ -67,7 +67,56 @@ import Testing
         #expect(throws: SpeechError.notConfigured(provider: "espeak-ng", hint: missing.configurationHint)) { try registry.configuredProvider() }
     }
 
-    @Test func concurrentSynthesesAllSucceed() async throws {
+    @Test func theEngineIsTheLibraryUnlessABinaryIsAskedFor() {
+        #expect(EspeakProvider(environment: [:]).engine == .library)
+        #expect(EspeakProvider(environment: ["ESPEAK_NG_PATH": "/usr/bin/espeak-ng"]).engine == .process)
+        #expect(EspeakProvider(environment: ["REPARTO_ESPEAK_ENGINE": "process"]).engine == .process)
+        #expect(EspeakProvider(executable: URL(fileURLWithPath: "/usr/bin/espeak-ng"), environment: [:]).engine == .process)
+        #expect(EspeakProvider(environment: [:], engine: .process).engine == .process)
+    }
+
+    /// The library engine says what the command says, whatever the voice, variant, speed and
+    /// pitch of the lines before (the library keeps them between syntheses). Not byte for byte:
+    /// the engine's waveform generator carries a little state (its flutter phase) from one line to
+    /// the next, so only a process's first line is identical (CLITests checks that one).
+    @Test func theLibraryAndTheCommandSayTheSame() async throws {
+        let library = EspeakProvider(environment: [:], engine: .library)
+        let command = EspeakProvider(environment: [:], engine: .process)
+        let lines: [(String, String, SynthesisOptions)] = [
+            ("en-gb", "Interior. Kitchen. Night.", .standard),
+            ("en-us+Alicia", "She looks at the window and says nothing.", .init(speed: 1.4)),
+            ("de", "Guten Abend, Isolde.", .init(pitch: 80)),
+            ("en-gb", "Interior. Kitchen. Night.", .standard),
+            ("en-gb+klatt", "Cut to black.", .init(speed: 0.8, pitch: 20)),
+        ]
+        for (voice, text, options) in lines {
+            let fromLibrary = try await library.synthesize(text: text, voice: voice, language: nil, options: options)
+            let fromCommand = try await command.synthesize(text: text, voice: voice, language: nil, options: options)
+            #expect(fromLibrary.format == fromCommand.format)
+            let a = try PCMAudio(wav: fromLibrary.data), b = try PCMAudio(wav: fromCommand.data)
+            // Speed, pitch and voice all change the length and level by far more than this.
+            #expect(abs(a.duration - b.duration) < max(0.05 * b.duration, 0.06), "\(voice) \(options): \(a.duration) s vs \(b.duration) s")
+            #expect(abs(a.rmsDBFS - b.rmsDBFS) < 1, "\(voice) \(options): \(a.rmsDBFS) dBFS vs \(b.rmsDBFS) dBFS")
+            #expect(fromLibrary.duration == a.duration)
+        }
+    }
+
+    @Test func aCancelledSynthesisNeverRuns() async throws {
+        let library = EspeakProvider(environment: [:], engine: .library)
+        _ = try await library.voices(language: nil)  // the listing is not what is cancelled here
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await library.synthesize(text: "Never said.", voice: "en", language: nil, options: .standard)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // The synthesizer thread goes on serving the next request.
+        let after = try await library.synthesize(text: "Said.", voice: "en", language: nil, options: .standard)
+        #expect(try PCMAudio(wav: after.data).duration > 0.1)
+    }
+
+    @Test(arguments: EspeakProvider.Engine.allCases)
+    func concurrentSynthesesAllSucceed(engine: EspeakProvider.Engine) async throws {
+        let provider = EspeakProvider(environment: [:], engine: engine)
         let durations = try await withThrowingTaskGroup(of: Double.self) { group in
             for i in 0..<6 {
                 group.addTask { try await PCMAudio(wav: provider.synthesize(text: "Line number \(i).", voice: "en", language: nil, options: .standard).data).duration }
@@ -86,7 +135,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
     func repeatedSynthesesDoNotLeakDescriptors() async throws {
-        let provider = EspeakProvider()
+        let provider = EspeakProvider(engine: .process)
         _ = try await provider.synthesize(text: "warm up", voice: "en", language: nil, options: .standard)
         let before = Self.openDescriptors()
         for i in 0..<40 {
