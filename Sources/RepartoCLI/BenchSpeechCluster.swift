@@ -16,6 +16,9 @@ import Glibc
 ///
 /// - `direct ×1`: a bash loop running `espeak-ng --stdout -v VOICE "line" > n.wav` per line, pinned to CPU 0;
 /// - `direct ×2`: two such loops on CPU 0 and CPU 1, each speaking every other line;
+/// - `library ×1` / `×2` (with a `libraryPeer`): a C program calling libespeak-ng directly, the
+///   voice loaded once, a WAV file per line (bench/speech/espeak-loop.c), on CPU 0 / CPU 0 and 1 —
+///   the synthesis itself, with nothing of Reparto's around it;
 /// - `speak`: `reparto speak --lines` (one process, `EspeakProvider`), pinned to CPU 0;
 /// - `workers ×1` / `×2`: `reparto worker` processes (pinned to CPU 0 / CPU 0 and 1) running
 ///   `generate` jobs of `batch` lines enqueued in one transaction; wall time is PostgreSQL's
@@ -34,6 +37,8 @@ struct SpeechClusterBench {
     var workerConcurrency: Int
     var pin: Bool
     var timeout: Double
+    /// The libespeak-ng loop (bench/speech/espeak-loop.c); nil: no library phases.
+    var libraryPeer: URL?
 
     /// One measured run.
     struct Sample {
@@ -74,12 +79,15 @@ struct SpeechClusterBench {
         do {
             for round in 0..<rounds {
                 var phases = ["direct1", "speak", "worker1", "direct2", "worker2"]
+                if libraryPeer != nil { phases += ["library1", "library2"] }
                 if round % 2 == 1 { phases.reverse() }  // drift in the machine's load hits both orders
                 for phase in phases {
                     let sample: Sample
                     switch phase {
                     case "direct1": sample = try await direct([all], work: work)
                     case "direct2": sample = try await direct(halfFiles, work: work)
+                    case "library1": sample = try await library([all], work: work)
+                    case "library2": sample = try await library(halfFiles, work: work)
                     case "speak": sample = try await speak(all, work: work)
                     case "worker1": sample = try await workers(1, database: database, work: work, audit: &audit)
                     default: sample = try await workers(2, database: database, work: work, audit: &audit)
@@ -116,6 +124,25 @@ struct SpeechClusterBench {
             for child in children { try await Child.expectSuccess(child, what: "espeak-ng loop") }
             let produced = outputs.reduce(0) { $0 + ((try? FileManager.default.contentsOfDirectory(atPath: $1.path).count) ?? 0) }
             guard produced == lines.count else { throw CLIError("the espeak-ng loop wrote \(produced) of \(lines.count) files") }
+            for dir in outputs { try? FileManager.default.removeItem(at: dir) }
+        }
+    }
+
+    /// The libespeak-ng loop, one process per file, pinned to CPU 0, 1, …
+    private func library(_ files: [URL], work: URL) async throws -> Sample {
+        guard let libraryPeer else { throw CLIError("no --library-peer") }
+        return try await measureChildren {
+            let outputs = try files.indices.map { _ -> URL in
+                let dir = work.appendingPathComponent("library-\(Self.hex(6))")
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+                return dir
+            }
+            let children = try files.indices.map { index in
+                try Child.start(pinned(index, libraryPeer.path, [voice, outputs[index].path, files[index].path]))
+            }
+            for child in children { try await Child.expectSuccess(child, what: "libespeak-ng loop") }
+            let produced = outputs.reduce(0) { $0 + ((try? FileManager.default.contentsOfDirectory(atPath: $1.path).count) ?? 0) }
+            guard produced == lines.count else { throw CLIError("the libespeak-ng loop wrote \(produced) of \(lines.count) files") }
             for dir in outputs { try? FileManager.default.removeItem(at: dir) }
         }
     }
@@ -257,6 +284,16 @@ struct SpeechClusterBench {
             print(label.padding(toLength: 40, withPad: " ", startingAt: 0)
                   + String(format: "%8.3f  %8.2f  %7.3f   ", wall(phase), wall(phase) * 1000 / n, cpu(phase)) + overhead)
         }
+        if samples["library1"] != nil {
+            print("")
+            print("against libespeak-ng called directly     wall s   ms/line    cpu s   overhead wall / cpu")
+            for (label, phase) in [("libespeak-ng directly (C loop)", "library1"), ("reparto speak --lines", "speak"),
+                                   ("reparto cluster, 1 worker", "worker1")] {
+                let overhead = phase == "library1" ? "" : "\(pct(wall(phase), wall("library1"))) / \(pct(cpu(phase), cpu("library1")))"
+                print(label.padding(toLength: 40, withPad: " ", startingAt: 0)
+                      + String(format: "%8.3f  %8.2f  %7.3f   ", wall(phase), wall(phase) * 1000 / n, cpu(phase)) + overhead)
+            }
+        }
         print("")
         print(String(format: "servers (PostgreSQL + RabbitMQ, approx., shared) during the 1-worker runs: %.3f s CPU (%.2f ms/line)",
                      median("worker1", \.servers), median("worker1", \.servers) * 1000 / n))
@@ -264,15 +301,18 @@ struct SpeechClusterBench {
         print("scaling                                   wall s   lines/s    cpu s   speed-up")
         for (label, phase, base) in [("espeak-ng directly, 1 process", "direct1", "direct1"),
                                      ("espeak-ng directly, 2 processes", "direct2", "direct1"),
+                                     ("libespeak-ng directly, 1 process", "library1", "library1"),
+                                     ("libespeak-ng directly, 2 processes", "library2", "library1"),
                                      ("reparto, 1 worker", "worker1", "worker1"),
                                      ("reparto, 2 workers", "worker2", "worker1")] {
+            guard samples[phase] != nil else { continue }
             print(label.padding(toLength: 40, withPad: " ", startingAt: 0)
                   + String(format: "%8.3f  %8.1f  %7.3f   %.2f×", wall(phase), n / wall(phase), cpu(phase), wall(base) / wall(phase)))
         }
         print("")
         print("generate runs: \(audit.lines) lines, \(audit.distinctKeys) distinct content keys, \(audit.reused) reused, "
               + "\(audit.rows) generated_content rows inserted, \(audit.failed) failed jobs")
-        print("per round (wall s): " + ["direct1", "speak", "worker1", "direct2", "worker2"].map { phase in
+        print("per round (wall s): " + ["direct1", "speak", "worker1", "direct2", "worker2", "library1", "library2"].filter { samples[$0] != nil }.map { phase in
             "\(phase) " + (samples[phase] ?? []).map { String(format: "%.2f", $0.wall) }.joined(separator: ",")
         }.joined(separator: "  "))
     }

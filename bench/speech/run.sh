@@ -10,7 +10,8 @@
 #   2. cli:     `reparto speak --lines FILE --output-dir DIR` (one process, EspeakProvider, WAV files)
 #   3. inproc:  `reparto bench speech` (Process-per-line baseline vs provider inside one process)
 #   4. cluster: `reparto bench speech --cluster` (needs RabbitMQ + PostgreSQL, e.g. scripts/services up):
-#               espeak-ng directly with 1 and 2 pinned processes, `reparto speak --lines`, and 1 and 2
+#               espeak-ng directly with 1 and 2 pinned processes, libespeak-ng directly from C
+#               (bench/speech/espeak-loop.c, compiled here) with 1 and 2, `reparto speak --lines`, and 1 and 2
 #               pinned `reparto worker`s running generate jobs in a database of their own, fresh content
 #               keys per run (nothing reused; the report says so), peers back-to-back in each round.
 # Prints seconds and overhead of Reparto over the direct calls. Not a test: nothing asserts.
@@ -74,5 +75,8 @@ echo "--- in-process (reparto bench speech) ---"
 if [[ "${CLUSTER:-1}" != 0 ]]; then
   echo "--- cluster (reparto bench speech --cluster; load average: $(cut -d' ' -f1-3 /proc/loadavg)) ---"
   # Not pinned itself: it pins its children (CPU 0, and CPU 1 for the second process / worker).
-  "$BIN" bench speech --cluster --count "$N" --voice "$VOICE" --rounds "${CLUSTER_ROUNDS:-3}" 2>/dev/null
+  # The strictest peer: libespeak-ng called directly from C (bench/speech/espeak-loop.c).
+  PEER=()
+  if cc -O2 -o "$WORK/espeak-loop" bench/speech/espeak-loop.c -lespeak-ng; then PEER=(--library-peer "$WORK/espeak-loop"); fi
+  "$BIN" bench speech --cluster --count "$N" --voice "$VOICE" --rounds "${CLUSTER_ROUNDS:-3}" "${PEER[@]}" 2>/dev/null
 fi
