@@ -203,18 +203,18 @@ public struct SpeechGenerator: Sendable {
             if !reused, let fresh = produced.take() { data = fresh } else {
                 data = try await store.readVerified(record.path, sha256: record.sha256)
             }
-            let pcm: PCMAudio
-            do { pcm = try PCMAudio(wav: data) } catch {
+            let levels: AudioLevels
+            do { levels = try AudioLevels(wav: data) } catch {
                 throw JobError.permanent("item \(index): \(record.path) is not a readable WAV file: \(error)")
             }
             let owner = item.owner ?? GenerateJob.Owner.unassigned
             rows.append(GeneratedContentRow(
                 id: UUID(), mimeType: "audio/wav", ownerKind: owner.kind.rawValue, ownerID: owner.id,
                 filePath: record.path, sizeBytes: record.size, sha256: record.sha256, contentKey: key.description,
-                durationSeconds: pcm.duration, peakDBFS: pcm.peakDBFS.finiteOrNil, rmsDBFS: pcm.rmsDBFS.finiteOrNil,
+                durationSeconds: levels.duration, peakDBFS: levels.peakDBFS.finiteOrNil, rmsDBFS: levels.rmsDBFS.finiteOrNil,
                 jobID: context.jobID))
             entries.append(.init(contentKey: key.description, path: record.path, sha256: record.sha256, sizeBytes: record.size,
-                                 durationSeconds: pcm.duration, reused: reused))
+                                 durationSeconds: levels.duration, reused: reused))
             context.logger.debug("generated line", metadata: ["item": "\(index)", "reused": "\(reused)", "path": "\(record.path)"])
         }
         let batch = rows

@@ -17,6 +17,25 @@ import Testing
         #expect(PCMAudio.silence(seconds: 0.5, sampleRate: 8000, channels: 1).peakDBFS == -.infinity)
     }
 
+    /// The one-pass measurement of a generate job agrees with decoding the whole file.
+    @Test(arguments: [(0.5, 1), (0.9, 2), (0.0, 1)])
+    func levelsInOnePassMatchTheDecodedAudio(amplitude: Double, channels: Int) throws {
+        var audio = Signals.sine(amplitude: amplitude, seconds: 0.7, sampleRate: 22050)
+        if channels == 2 { audio = PCMAudio(sampleRate: 22050, channels: 2, samples: audio.samples.flatMap { [$0, $0 / 2] }) }
+        for encoding in [WAVFormat.Encoding.integer, .float] {
+            let wav = audio.wavData(encoding: encoding)
+            let levels = try AudioLevels(wav: wav), decoded = try PCMAudio(wav: wav)
+            #expect(levels.duration == decoded.duration)
+            if amplitude == 0 {
+                #expect(levels.peakDBFS == -.infinity && levels.rmsDBFS == -.infinity)
+            } else {
+                #expect(abs(levels.peakDBFS - decoded.peakDBFS) < 1e-6, "\(encoding)")
+                #expect(abs(levels.rmsDBFS - decoded.rmsDBFS) < 1e-6, "\(encoding)")
+            }
+        }
+        #expect(throws: WAVError.self) { try AudioLevels(wav: Data("RIFF not really".utf8)) }
+    }
+
     @Test func readsOtherBitDepthsAndFloat() throws {
         // Full-scale positive, zero, half negative, in each encoding.
         let u8 = Signals.wav(tag: 1, channels: 1, rate: 8000, bits: 8, payload: Data([255, 128, 64]))
