@@ -112,37 +112,36 @@ struct SpeechClusterBench {
     private func direct(_ files: [URL], work: URL) async throws -> Sample {
         let script = #"i=0; while IFS= read -r line; do i=$((i+1)); "$0" --stdout -v "$1" "$line" > "$2/$i.wav"; done < "$3""#
         let espeak = EspeakProvider().executable.path
-        return try await measureChildren {
-            let outputs = try files.indices.map { _ -> URL in
-                let dir = work.appendingPathComponent("direct-\(Self.hex(6))")
-                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-                return dir
-            }
-            let children = try files.indices.map { index in
-                try Child.start(pinned(index, "/bin/bash", ["-c", script, espeak, voice, outputs[index].path, files[index].path]))
-            }
-            for child in children { try await Child.expectSuccess(child, what: "espeak-ng loop") }
-            let produced = outputs.reduce(0) { $0 + ((try? FileManager.default.contentsOfDirectory(atPath: $1.path).count) ?? 0) }
-            guard produced == lines.count else { throw CLIError("the espeak-ng loop wrote \(produced) of \(lines.count) files") }
-            for dir in outputs { try? FileManager.default.removeItem(at: dir) }
+        return try await filePerLine(files, work: work, what: "espeak-ng loop") { file, output in
+            ("/bin/bash", ["-c", script, espeak, voice, output.path, file.path])
         }
     }
 
     /// The libespeak-ng loop, one process per file, pinned to CPU 0, 1, …
     private func library(_ files: [URL], work: URL) async throws -> Sample {
         guard let libraryPeer else { throw CLIError("no --library-peer") }
-        return try await measureChildren {
+        return try await filePerLine(files, work: work, what: "libespeak-ng loop") { file, output in
+            (libraryPeer.path, [voice, output.path, file.path])
+        }
+    }
+
+    /// Runs `command(file, outputDirectory)` for each file at once, the n-th pinned to CPU n, and
+    /// checks that together they wrote one file per line.
+    private func filePerLine(_ files: [URL], work: URL, what: String,
+                             command: (URL, URL) -> (String, [String])) async throws -> Sample {
+        try await measureChildren {
             let outputs = try files.indices.map { _ -> URL in
-                let dir = work.appendingPathComponent("library-\(Self.hex(6))")
+                let dir = work.appendingPathComponent("peer-\(Self.hex(6))")
                 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
                 return dir
             }
             let children = try files.indices.map { index in
-                try Child.start(pinned(index, libraryPeer.path, [voice, outputs[index].path, files[index].path]))
+                let (executable, arguments) = command(files[index], outputs[index])
+                return try Child.start(pinned(index, executable, arguments))
             }
-            for child in children { try await Child.expectSuccess(child, what: "libespeak-ng loop") }
+            for child in children { try await Child.expectSuccess(child, what: what) }
             let produced = outputs.reduce(0) { $0 + ((try? FileManager.default.contentsOfDirectory(atPath: $1.path).count) ?? 0) }
-            guard produced == lines.count else { throw CLIError("the libespeak-ng loop wrote \(produced) of \(lines.count) files") }
+            guard produced == lines.count else { throw CLIError("the \(what) wrote \(produced) of \(lines.count) files") }
             for dir in outputs { try? FileManager.default.removeItem(at: dir) }
         }
     }
@@ -276,23 +275,21 @@ struct SpeechClusterBench {
               + "generate jobs of \(batch) lines, worker concurrency \(workerConcurrency), pinned: \(pin ? "yes" : "no")")
         print("load average before: \(load.0)   after: \(load.1)")
         print("")
-        print("one core (CPU 0)                          wall s   ms/line    cpu s   overhead wall / cpu")
-        let oneCore = [("espeak-ng directly (bash loop)", "direct1"), ("reparto speak --lines", "speak"),
-                       ("reparto cluster, 1 worker", "worker1")]
-        for (label, phase) in oneCore {
-            let overhead = phase == "direct1" ? "" : "\(pct(wall(phase), wall("direct1"))) / \(pct(cpu(phase), cpu("direct1")))"
-            print(label.padding(toLength: 40, withPad: " ", startingAt: 0)
-                  + String(format: "%8.3f  %8.2f  %7.3f   ", wall(phase), wall(phase) * 1000 / n, cpu(phase)) + overhead)
-        }
-        if samples["library1"] != nil {
-            print("")
-            print("against libespeak-ng called directly     wall s   ms/line    cpu s   overhead wall / cpu")
-            for (label, phase) in [("libespeak-ng directly (C loop)", "library1"), ("reparto speak --lines", "speak"),
-                                   ("reparto cluster, 1 worker", "worker1")] {
-                let overhead = phase == "library1" ? "" : "\(pct(wall(phase), wall("library1"))) / \(pct(cpu(phase), cpu("library1")))"
+        func overheadTable(_ title: String, against base: String, _ rows: [(String, String)]) {
+            print(title.padding(toLength: 40, withPad: " ", startingAt: 0) + "  wall s   ms/line    cpu s   overhead wall / cpu")
+            for (label, phase) in rows {
+                let overhead = phase == base ? "" : "\(pct(wall(phase), wall(base))) / \(pct(cpu(phase), cpu(base)))"
                 print(label.padding(toLength: 40, withPad: " ", startingAt: 0)
                       + String(format: "%8.3f  %8.2f  %7.3f   ", wall(phase), wall(phase) * 1000 / n, cpu(phase)) + overhead)
             }
+        }
+        overheadTable("one core (CPU 0)", against: "direct1", [("espeak-ng directly (bash loop)", "direct1"),
+                                                               ("reparto speak --lines", "speak"), ("reparto cluster, 1 worker", "worker1")])
+        if samples["library1"] != nil {
+            print("")
+            overheadTable("against libespeak-ng called directly", against: "library1", [
+                ("libespeak-ng directly (C loop)", "library1"), ("reparto speak --lines", "speak"), ("reparto cluster, 1 worker", "worker1"),
+            ])
         }
         print("")
         print(String(format: "servers (PostgreSQL + RabbitMQ, approx., shared) during the 1-worker runs: %.3f s CPU (%.2f ms/line)",

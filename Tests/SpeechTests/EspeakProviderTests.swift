@@ -77,8 +77,10 @@ import Testing
 
     /// The library engine says what the command says, whatever the voice, variant, speed and
     /// pitch of the lines before (the library keeps them between syntheses). Not byte for byte:
-    /// the engine's waveform generator carries a little state (its flutter phase) from one line to
-    /// the next, so only a process's first line is identical (CLITests checks that one).
+    /// the engine carries a little state from one line to the next, so only a process's first
+    /// line is identical (SpeakCommandTests checks that, per voice and speed). The same line
+    /// measured up to ~6 % longer or shorter after other lines (400 random syntheses in one
+    /// process, klatt variants the most); a wrong speed changes it by 20–30 %.
     @Test func theLibraryAndTheCommandSayTheSame() async throws {
         let library = EspeakProvider(environment: [:], engine: .library)
         let command = EspeakProvider(environment: [:], engine: .process)
@@ -94,9 +96,8 @@ import Testing
             let fromCommand = try await command.synthesize(text: text, voice: voice, language: nil, options: options)
             #expect(fromLibrary.format == fromCommand.format)
             let a = try PCMAudio(wav: fromLibrary.data), b = try PCMAudio(wav: fromCommand.data)
-            // Speed, pitch and voice all change the length and level by far more than this.
-            #expect(abs(a.duration - b.duration) < max(0.05 * b.duration, 0.06), "\(voice) \(options): \(a.duration) s vs \(b.duration) s")
-            #expect(abs(a.rmsDBFS - b.rmsDBFS) < 1, "\(voice) \(options): \(a.rmsDBFS) dBFS vs \(b.rmsDBFS) dBFS")
+            #expect(abs(a.duration - b.duration) < 0.12 * b.duration, "\(voice) \(options): \(a.duration) s vs \(b.duration) s")
+            #expect(abs(a.rmsDBFS - b.rmsDBFS) < 2, "\(voice) \(options): \(a.rmsDBFS) dBFS vs \(b.rmsDBFS) dBFS")
             #expect(fromLibrary.duration == a.duration)
         }
     }
