@@ -75,9 +75,7 @@ public final class EspeakLibrary: Sendable {
             return !queue.started
         }
         if start {
-            let thread = Thread { [self] in loop() }
-            thread.name = "reparto-espeak-ng"
-            thread.start()
+            Thread { [self] in loop() }.start()
         }
         wake.signal()
     }
@@ -85,6 +83,7 @@ public final class EspeakLibrary: Sendable {
     /// The owner thread: initializes the library, then serves requests in order, forever.
     @available(*, noasync)
     private func loop() {
+        Thread.current.name = "reparto-espeak"  // named from inside: Linux names the running thread
         var engine = EngineState.start()
         while true {
             wake.wait()
@@ -145,7 +144,9 @@ private struct EngineState {
         // UTF-8, a sentence pause at the end (as the espeak-ng command adds); no SSML and no
         // [[phoneme]] input, so the text is always read as text.
         let flags = UInt32(espeakCHARS_UTF8) | UInt32(espeakENDPAUSE)
-        let status = request.text.withCString { text in
+        // A C string ends at the first NUL: say the rest of the text too, as the command does.
+        let text = request.text.contains("\0") ? request.text.replacingOccurrences(of: "\0", with: " ") : request.text
+        let status = text.withCString { text in
             espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, nil, retained.toOpaque())
         }
         if request.cancellation.isCancelled { return .failure(CancellationError()) }

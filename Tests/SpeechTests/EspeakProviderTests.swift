@@ -102,6 +102,14 @@ import Testing
         }
     }
 
+    @Test func textAfterANulByteIsSpokenToo() async throws {
+        let library = EspeakProvider(environment: [:], engine: .library)
+        let short = try await library.synthesize(text: "Hello.", voice: "en", language: nil, options: .standard)
+        let long = try await library.synthesize(text: "Hello.\u{0}And a much longer second sentence after it.", voice: "en",
+                                                language: nil, options: .standard)
+        #expect(try PCMAudio(wav: long.data).duration > PCMAudio(wav: short.data).duration + 1)
+    }
+
     @Test func aCancelledSynthesisNeverRuns() async throws {
         let library = EspeakProvider(environment: [:], engine: .library)
         _ = try await library.voices(language: nil)  // the listing is not what is cancelled here
