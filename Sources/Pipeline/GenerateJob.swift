@@ -125,7 +125,7 @@ public struct GenerateJob: JobParameters {
     @discardableResult
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment,
                                 providerStateLifetime: Duration = .seconds(5)) -> SpeechGenerator {
-        let generator = SpeechGenerator(providers: .standard(environment: environment.variables),
+        let generator = SpeechGenerator(providers: .standard(environment: environment.variables, espeakHelpers: environment.espeakHelpers),
                                         assetsRoot: environment.assetsRoot, postgres: environment.postgres,
                                         providerStateLifetime: providerStateLifetime)
         if environment.postgres != nil {

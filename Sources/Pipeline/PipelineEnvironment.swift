@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Speech
 
 /// What the pipeline's job kinds need from the process: the asset volume, the database (for
 /// kinds that read what earlier stages stored) and the environment (provider API keys are read
@@ -12,11 +13,15 @@ public struct PipelineEnvironment: Sendable {
     /// The worker's pool; kinds that read the database (enrich, assemble) need it and fail their
     /// jobs with a clear error without it.
     public var postgres: PostgresClient?
+    /// espeak-ng helper processes, for a process running several workers (nil: the process's one
+    /// in-process synthesizer).
+    public var espeakHelpers: EspeakHelperPool?
 
     public init(assetsRoot: URL, variables: [String: String] = ProcessInfo.processInfo.environment,
-                postgres: PostgresClient? = nil) {
+                postgres: PostgresClient? = nil, espeakHelpers: EspeakHelperPool? = nil) {
         self.assetsRoot = assetsRoot
         self.variables = variables
         self.postgres = postgres
+        self.espeakHelpers = espeakHelpers
     }
 }

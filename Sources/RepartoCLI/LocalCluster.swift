@@ -4,6 +4,7 @@ import Jobs
 import Logging
 import Postgres
 import ServiceLifecycle
+import Speech
 
 /// A coordinator and workers running in this process, on the cluster's RabbitMQ and PostgreSQL:
 /// what `reparto run` and `reparto bench pipeline` stand on. Migrations are applied first.
@@ -17,6 +18,14 @@ struct LocalCluster {
     let assetsRoot: URL
     let logger: Logger
 
+    /// Several workers in one process share libespeak-ng's one synthesizer unless they get helper
+    /// processes (this executable's `espeak-helper`): one per worker, with the library engine.
+    static func espeakHelpers(workers: Int) -> EspeakHelperPool? {
+        guard workers > 1, EspeakProvider.defaultEngine(environment: ProcessInfo.processInfo.environment) == .library else { return nil }
+        return EspeakHelperPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                arguments: ["espeak-helper"], size: workers)
+    }
+
     /// Runs `body` while the services run, then shuts them down gracefully (also on SIGINT/SIGTERM,
     /// after which `body`'s result is nil).
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T? {
@@ -27,7 +36,8 @@ struct LocalCluster {
         return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
             let migrations = try Migrator.load(directory: Migrator.defaultDirectory())
             _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
-            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres, assetsRoot: assetsRoot)
+            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres, assetsRoot: assetsRoot,
+                                          espeakHelpers: Self.espeakHelpers(workers: workers))
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
                                            amqp: amqp, namespace: namespace, plans: Kinds.plans(), logger: logger)),

@@ -84,72 +84,77 @@ public final class EspeakLibrary: Sendable {
     @available(*, noasync)
     private func loop() {
         Thread.current.name = "reparto-espeak"  // named from inside: Linux names the running thread
-        var engine = EngineState.start()
+        var engine = EspeakEngine.start()
         while true {
             wake.wait()
             guard let request = queue.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) else { continue }
-            request.continuation.resume(with: engine.perform(request))
+            request.continuation.resume(with: engine.perform(text: request.text, voice: request.voice, wordsPerMinute: request.wordsPerMinute,
+                                                             pitch: request.pitch, cancellation: request.cancellation))
         }
     }
 }
 
-/// What only the owner thread touches: whether the library started, and the voice it has loaded.
-private struct EngineState {
+/// libespeak-ng driven synchronously by the one thread that owns it (``EspeakLibrary``'s thread,
+/// or the main thread of an ``EspeakHelper`` process): whether the library started, and the voice
+/// it has loaded.
+struct EspeakEngine {
     static let provider = EspeakProvider.providerID
 
     var sampleRate: Result<Int, SpeechError>
     var loadedVoice: String?
 
     /// Initializes libespeak-ng for synchronous output into ``synthCallback``.
-    static func start() -> EngineState {
+    @available(*, noasync)
+    static func start() -> EspeakEngine {
         espeak_ng_InitializePath(nil)
         var context: espeak_ng_ERROR_CONTEXT?
         let status = espeak_ng_Initialize(&context)
         espeak_ng_ClearErrorContext(&context)
         guard status == ENS_OK else {
-            return EngineState(sampleRate: .failure(.engineError(provider: provider, message: message(status))))
+            return EspeakEngine(sampleRate: .failure(.engineError(provider: provider, message: message(status))))
         }
         let output = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
         guard output == ENS_OK else {
-            return EngineState(sampleRate: .failure(.engineError(provider: provider, message: message(output))))
+            return EspeakEngine(sampleRate: .failure(.engineError(provider: provider, message: message(output))))
         }
         espeak_SetSynthCallback(synthCallback)
-        return EngineState(sampleRate: .success(Int(espeak_ng_GetSampleRate())))
+        return EspeakEngine(sampleRate: .success(Int(espeak_ng_GetSampleRate())))
     }
 
     @available(*, noasync)
-    mutating func perform(_ request: EspeakLibrary.Request) -> Result<EspeakLibrary.Output, any Error> {
-        if request.cancellation.isCancelled { return .failure(CancellationError()) }
+    mutating func perform(text requestText: String, voice: String, wordsPerMinute: Int, pitch: Int,
+                          cancellation: EspeakLibrary.CancellationFlag) -> Result<EspeakLibrary.Output, any Error> {
+        if cancellation.isCancelled { return .failure(CancellationError()) }
         let rate: Int
         switch sampleRate {
         case .success(let value): rate = value
         case .failure(let error): return .failure(error)
         }
-        if loadedVoice != request.voice {
+        if loadedVoice != voice {
             loadedVoice = nil
-            let status = Self.selectVoice(request.voice)
+            let status = Self.selectVoice(voice)
             guard status == ENS_OK else {
-                if status == ENS_VOICE_NOT_FOUND { return .failure(SpeechError.unknownVoice(request.voice, provider: Self.provider)) }
+                if status == ENS_VOICE_NOT_FOUND { return .failure(SpeechError.unknownVoice(voice, provider: Self.provider)) }
                 return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status)))
             }
-            loadedVoice = request.voice
+            loadedVoice = voice
         }
         // The voice keeps parameters between syntheses: set every one a request depends on.
-        _ = espeak_ng_SetParameter(espeakRATE, Int32(request.wordsPerMinute), 0)
-        _ = espeak_ng_SetParameter(espeakPITCH, Int32(request.pitch), 0)
+        _ = espeak_ng_SetParameter(espeakRATE, Int32(wordsPerMinute), 0)
+        _ = espeak_ng_SetParameter(espeakPITCH, Int32(pitch), 0)
 
-        let sink = SampleSink(cancellation: request.cancellation)
+        let sink = SampleSink(cancellation: cancellation)
         let retained = Unmanaged.passRetained(sink)
         defer { retained.release() }
         // UTF-8, a sentence pause at the end (as the espeak-ng command adds); no SSML and no
         // [[phoneme]] input, so the text is always read as text.
         let flags = UInt32(espeakCHARS_UTF8) | UInt32(espeakENDPAUSE)
         // A C string ends at the first NUL: say the rest of the text too, as the command does.
-        let text = request.text.contains("\0") ? request.text.replacingOccurrences(of: "\0", with: " ") : request.text
+        let text = requestText.contains("\0") ? requestText.replacingOccurrences(of: "\0", with: " ") : requestText
         let status = text.withCString { text in
             espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, nil, retained.toOpaque())
         }
-        if request.cancellation.isCancelled { return .failure(CancellationError()) }
+        if cancellation.isCancelled { return .failure(CancellationError()) }
         guard status == ENS_OK else {
             return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status)))
         }

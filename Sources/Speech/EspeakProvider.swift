@@ -11,6 +11,9 @@ import Foundation
 ///   `ProcessRunner`) and any number of syntheses run concurrently. Chosen when an executable is
 ///   given (`ESPEAK_NG_PATH` or `executable:`) or `REPARTO_ESPEAK_ENGINE=process`.
 ///
+/// A process that runs several workers gives the library engine an ``EspeakHelperPool``: helper
+/// processes with libespeak-ng each, so lines are spoken in parallel.
+///
 /// Voice listings come from the command either way (`--voices`, once per provider).
 ///
 /// Voice ids are what `-v` accepts: a language voice as `espeak-ng --voices` lists it (`en-us`),
@@ -30,6 +33,9 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     public var baseWordsPerMinute: Int = 175
     /// How lines are synthesized.
     public let engine: Engine
+    /// With the library engine: helper processes to speak several lines at once (nil: this
+    /// process's one ``EspeakLibrary``).
+    public let helpers: EspeakHelperPool?
     private let cache = EspeakVoiceCache()
 
     /// Where the synthesis runs.
@@ -46,10 +52,16 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     ///   - engine: default: ``Engine/process`` when `executable` or `$ESPEAK_NG_PATH` names a
     ///     binary or `$REPARTO_ESPEAK_ENGINE` is `process`, else ``Engine/library``.
     public init(executable: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                maxCharactersPerRequest: Int = 20_000, engine: Engine? = nil) {
+                maxCharactersPerRequest: Int = 20_000, engine: Engine? = nil, helpers: EspeakHelperPool? = nil) {
         self.executable = executable ?? Self.locate(environment: environment)
         self.maxCharactersPerRequest = maxCharactersPerRequest
         self.engine = engine ?? Self.defaultEngine(explicitExecutable: executable != nil, environment: environment)
+        self.helpers = helpers
+    }
+
+    /// The engine chosen when none is given (see ``init(executable:environment:maxCharactersPerRequest:engine:helpers:)``).
+    public static func defaultEngine(environment: [String: String]) -> Engine {
+        defaultEngine(explicitExecutable: false, environment: environment)
     }
 
     static func defaultEngine(explicitExecutable: Bool, environment: [String: String]) -> Engine {
@@ -130,8 +142,12 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
         try await catalog().validate(voice: voice, provider: id)
         let wordsPerMinute = Int((Double(baseWordsPerMinute) * options.speed).rounded())
         if engine == .library {
-            let output = try await EspeakLibrary.shared.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute,
-                                                                   pitch: max(0, min(99, options.pitch ?? 50)))
+            let pitch = max(0, min(99, options.pitch ?? 50))
+            let output = if let helpers {
+                try await helpers.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch)
+            } else {
+                try await EspeakLibrary.shared.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch)
+            }
             guard !output.pcm.isEmpty else { throw SpeechError.invalidAudio(provider: id, reason: "espeak-ng produced no samples") }
             let format = WAVFormat.pcm16(sampleRate: output.sampleRate)
             return SynthesizedAudio(data: WAVWriter.wrap(rawPCM: output.pcm, format: format), mimeType: outputMimeType,

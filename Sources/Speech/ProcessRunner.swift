@@ -125,7 +125,7 @@ enum ProcessRunner {
         }
     }
 
-    private static func spawn(_ path: String, arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
+    static func spawn(_ path: String, arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -156,7 +156,7 @@ enum ProcessRunner {
 
     /// A pipe whose both ends are close-on-exec from the start (`pipe2`), so a concurrent spawn on
     /// another thread cannot inherit them; falls back to `pipe` + `fcntl` if `pipe2` is missing.
-    private static func makePipe(_ fds: inout [Int32]) -> Bool {
+    static func makePipe(_ fds: inout [Int32]) -> Bool {
         if let pipe2 = GlibcExtras.pipe2 {
             return fds.withUnsafeMutableBufferPointer { pipe2($0.baseAddress!, O_CLOEXEC) } == 0
         }

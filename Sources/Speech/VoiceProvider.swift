@@ -80,9 +80,10 @@ public struct VoiceProviderRegistry: Sendable {
 
     /// espeak-ng, ElevenLabs and OpenAI-compatible providers configured from `environment`
     /// (see docs/speech.md for the variables).
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> VoiceProviderRegistry {
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                espeakHelpers: EspeakHelperPool? = nil) -> VoiceProviderRegistry {
         var registry = VoiceProviderRegistry()
-        registry.register(EspeakProvider(environment: environment))
+        registry.register(EspeakProvider(environment: environment, helpers: espeakHelpers))
         registry.register(ElevenLabsProvider(configuration: .init(environment: environment)))
         registry.register(OpenAISpeechProvider(configuration: .init(environment: environment)))
         return registry

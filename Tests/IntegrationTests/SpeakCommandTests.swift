@@ -37,4 +37,44 @@ struct SpeakCommandTests {
         let identical = spoken == expected  // a Bool: Swift Testing would diff two 200 kB collections
         #expect(identical, "the library's first line differs from espeak-ng's")
     }
+
+    /// `reparto espeak-helper` processes speak lines in parallel for a process that runs several
+    /// workers; every line comes back whole, in the voice and at the speed it asked for.
+    @Test func aHelperPoolSpeaksLinesConcurrentlyLikeTheLibrary() async throws {
+        let pool = EspeakHelperPool(executable: RepartoProcess.executable, arguments: ["espeak-helper"], size: 2)
+        let pooled = EspeakProvider(environment: [:], engine: .library, helpers: pool)
+        let library = EspeakProvider(environment: [:], engine: .library)
+        let lines = (0..<8).map { ("Line number \($0) of the pool test, spoken at its own speed.", $0 % 2 == 0 ? 1.0 : 1.5) }
+        let durations = try await withThrowingTaskGroup(of: (Int, Double).self) { group in
+            for (index, line) in lines.enumerated() {
+                group.addTask {
+                    let audio = try await pooled.synthesize(text: line.0, voice: "en-us", language: nil, options: .init(speed: line.1))
+                    return (index, try PCMAudio(wav: audio.data).duration)
+                }
+            }
+            return try await group.reduce(into: [Int: Double]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(durations.count == lines.count)
+        for (index, line) in lines.enumerated() {
+            let reference = try await library.synthesize(text: line.0, voice: "en-us", language: nil, options: .init(speed: line.1))
+            let expected = try PCMAudio(wav: reference.data).duration
+            // See EspeakProviderTests.theLibraryAndTheCommandSayTheSame for the tolerance.
+            #expect(abs((durations[index] ?? 0) - expected) < 0.12 * expected, "line \(index)")
+        }
+        await #expect(throws: SpeechError.unknownVoice("zz", provider: "espeak-ng")) {
+            try await pool.synthesize(text: "Hello.", voice: "zz", wordsPerMinute: 175, pitch: 50)
+        }
+    }
+
+    @Test func aHelperThatDiesFailsItsLineWithATypedError() async throws {
+        let pool = EspeakHelperPool(executable: URL(fileURLWithPath: "/bin/false"), arguments: [], size: 1)
+        for _ in 0..<2 {  // started again for the next line, and failing again
+            await #expect {
+                try await pool.synthesize(text: "Hello.", voice: "en", wordsPerMinute: 175, pitch: 50)
+            } throws: { error in
+                guard case .engineFailed(let provider, _, let message)? = error as? SpeechError else { return false }
+                return provider == "espeak-ng" && message.contains("synthesizer helper")
+            }
+        }
+    }
 }

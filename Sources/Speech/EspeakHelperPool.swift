@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Several libespeak-ng synthesizers for one process: ``EspeakHelper`` child processes, each fed
+/// one line at a time by a thread of this pool that owns it.
+///
+/// libespeak-ng allows one synthesizer per process (``EspeakLibrary``), which is enough for a
+/// worker process but not for a process running several workers (`reparto run`): there, a pool
+/// of `size` helpers speaks `size` lines at once while every helper keeps its voice data loaded.
+/// A helper that dies is started again for the next line; the line it was speaking fails with
+/// ``SpeechError/engineFailed(provider:exitCode:message:)``. Helpers end when their standard
+/// input closes, so they never outlive this process.
+public final class EspeakHelperPool: Sendable {
+    /// How many helpers run (at most; they start on first use).
+    public let size: Int
+    private let executable: URL
+    private let arguments: [String]
+    private let queue = Mutex(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+
+    private struct Queue {
+        var pending: [Request] = []
+        var threads = 0
+    }
+
+    private struct Request: Sendable {
+        var frame: Data
+        var cancellation: EspeakLibrary.CancellationFlag
+        var continuation: CheckedContinuation<EspeakLibrary.Output, any Error>
+    }
+
+    /// - Parameters:
+    ///   - executable: the helper program (`reparto`, with `arguments` `["espeak-helper"]`).
+    ///   - size: helpers, one line each at a time.
+    public init(executable: URL, arguments: [String], size: Int) {
+        self.executable = executable
+        self.arguments = arguments
+        self.size = max(1, size)
+    }
+
+    /// Speaks `text` on the next free helper (same contract as ``EspeakLibrary/synthesize(text:voice:wordsPerMinute:pitch:)``;
+    /// cancelling skips a line still queued).
+    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int) async throws -> EspeakLibrary.Output {
+        let frame = EspeakHelper.Wire.request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch)
+        let cancellation = EspeakLibrary.CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let startThread = queue.withLock { queue -> Bool in
+                    queue.pending.append(Request(frame: frame, cancellation: cancellation, continuation: continuation))
+                    guard queue.threads < size else { return false }
+                    queue.threads += 1
+                    return true
+                }
+                if startThread { Thread { [self] in serveLines() }.start() }
+                wake.signal()
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// One thread of the pool: owns one helper process and hands it lines, forever.
+    @available(*, noasync)
+    private func serveLines() {
+        Thread.current.name = "reparto-espeak-pool"
+        var helper: Helper?
+        while true {
+            wake.wait()
+            guard let request = queue.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) else { continue }
+            if request.cancellation.isCancelled {
+                request.continuation.resume(throwing: CancellationError())
+                continue
+            }
+            do {
+                if helper == nil { helper = try Helper.start(executable: executable, arguments: arguments) }
+                request.continuation.resume(with: try helper!.speak(request.frame))
+            } catch {
+                let status = helper?.stop() ?? -1
+                helper = nil
+                request.continuation.resume(throwing: SpeechError.engineFailed(
+                    provider: EspeakProvider.providerID, exitCode: status, message: "synthesizer helper: \(error)"))
+            }
+        }
+    }
+
+    /// Why a helper could not be started or stopped answering.
+    struct HelperFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// One running helper process and our ends of its pipes.
+    private struct Helper {
+        var pid: pid_t
+        var input: Int32
+        var output: Int32
+
+        @available(*, noasync)
+        static func start(executable: URL, arguments: [String]) throws -> Helper {
+            var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1]
+            guard ProcessRunner.makePipe(&inPipe), ProcessRunner.makePipe(&outPipe) else {
+                for fd in inPipe + outPipe where fd >= 0 { close(fd) }
+                throw HelperFailure(description: "cannot create pipes: \(String(cString: strerror(errno)))")
+            }
+            let pid: pid_t
+            do {
+                pid = try ProcessRunner.spawn(executable.path, arguments: arguments, stdin: inPipe[0], stdout: outPipe[1], stderr: 2)
+            } catch {
+                for fd in inPipe + outPipe { close(fd) }
+                throw HelperFailure(description: "\(error)")
+            }
+            close(inPipe[0])
+            close(outPipe[1])
+            return Helper(pid: pid, input: inPipe[1], output: outPipe[0])
+        }
+
+        /// Sends one request frame and reads the answer.
+        @available(*, noasync)
+        func speak(_ frame: Data) throws -> Result<EspeakLibrary.Output, any Error> {
+            guard EspeakHelper.Wire.write(input, frame) else { throw HelperFailure(description: "it stopped reading") }
+            guard let header = EspeakHelper.Wire.read(output, count: 12) else { throw HelperFailure(description: "it stopped answering") }
+            let status = EspeakHelper.Wire.u32(header, 0), sampleRate = Int(EspeakHelper.Wire.u32(header, 4))
+            guard let payload = EspeakHelper.Wire.read(output, count: Int(EspeakHelper.Wire.u32(header, 8))) else {
+                throw HelperFailure(description: "it stopped mid-answer")
+            }
+            switch status {
+            case 0: return .success(EspeakLibrary.Output(pcm: payload, sampleRate: sampleRate))
+            case 1: return .failure(SpeechError.unknownVoice(String(decoding: frameVoice(frame), as: UTF8.self),
+                                                             provider: EspeakProvider.providerID))
+            default: return .failure(SpeechError.engineError(provider: EspeakProvider.providerID,
+                                                             message: String(decoding: payload, as: UTF8.self)))
+            }
+        }
+
+        private func frameVoice(_ frame: Data) -> Data {
+            let count = Int(EspeakHelper.Wire.u32(frame, 0))
+            return frame.subdata(in: (frame.startIndex + 16)..<(frame.startIndex + 16 + count))
+        }
+
+        /// Closes the pipes (the helper exits at end of input), kills it in case it hangs, reaps it.
+        @available(*, noasync)
+        func stop() -> Int32 {
+            close(input)
+            close(output)
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+    }
+}
