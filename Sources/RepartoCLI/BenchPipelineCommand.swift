@@ -33,6 +33,10 @@ struct BenchPipelineCommand: AsyncParsableCommand {
     @Flag(help: "Skip the direct espeak-ng run.")
     var skipDirect = false
 
+    @Option(name: .customLong("library-peer"),
+            help: "A program speaking a file of lines with libespeak-ng directly (bench/speech/espeak-loop.c), run as a second peer.")
+    var libraryPeer: String?
+
     @Option(help: "Handlers per worker (lines spoken at once by each).")
     var concurrency: Int = 2
 
@@ -43,6 +47,9 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         guard lines >= 10 && lines <= 100_000 else { throw ValidationError("--lines must be between 10 and 100000") }
         guard workers >= 1 && workers <= 64 else { throw ValidationError("--workers must be between 1 and 64") }
         guard concurrency >= 1 && concurrency <= 64 else { throw ValidationError("--concurrency must be between 1 and 64") }
+        if let libraryPeer, !FileManager.default.isExecutableFile(atPath: libraryPeer) {
+            throw ValidationError("--library-peer \(libraryPeer) is not an executable (build it: cc -O2 -o espeak-loop bench/speech/espeak-loop.c -lespeak-ng)")
+        }
     }
 
     func run() async throws {
@@ -69,6 +76,15 @@ struct BenchPipelineCommand: AsyncParsableCommand {
             let seconds = try await Self.speakDirectly(spoken, processes: workers, into: work.appendingPathComponent("direct"))
             directSeconds = seconds
             print(String(format: "espeak-ng directly, %d processes at a time: %.2f s (%.1f lines/s)", workers, seconds,
+                         Double(spoken.count) / seconds))
+        }
+
+        var librarySeconds: Double?
+        if let libraryPeer {
+            let seconds = try await Self.speakWithLibrary(spoken, peer: URL(fileURLWithPath: libraryPeer), processes: workers,
+                                                          into: work.appendingPathComponent("library"))
+            librarySeconds = seconds
+            print(String(format: "libespeak-ng directly, %d processes at a time: %.2f s (%.1f lines/s)", workers, seconds,
                          Double(spoken.count) / seconds))
         }
 
@@ -100,11 +116,43 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         if let directSeconds {
             print(String(format: "ratio reparto / direct: %.3f", pipelineSeconds / directSeconds))
         }
+        if let librarySeconds {
+            print(String(format: "ratio reparto / libespeak-ng directly: %.3f", pipelineSeconds / librarySeconds))
+        }
+    }
+
+    /// Speaks every line with the libespeak-ng loop: the lines of each voice split into
+    /// `processes` files, one loop per file, `processes` at a time; returns the wall time.
+    static func speakWithLibrary(_ lines: [TableReadLine], peer: URL, processes: Int, into directory: URL) async throws -> Double {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var commands: [(String, [String])] = []
+        let byVoice = Dictionary(grouping: lines, by: \.voice)
+        for (voice, voiceLines) in byVoice.sorted(by: { $0.key < $1.key }) {
+            for part in 0..<processes {
+                let texts = voiceLines.enumerated().filter { $0.offset % processes == part }
+                    .map { $0.element.text.replacingOccurrences(of: "\n", with: " ") }
+                guard !texts.isEmpty else { continue }
+                let name = "\(commands.count)"
+                let file = directory.appendingPathComponent("\(name).txt"), output = directory.appendingPathComponent(name)
+                try (texts.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+                try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+                commands.append((peer.path, [voice, output.path, file.path]))
+            }
+        }
+        return try await runProcesses(commands, processes: processes)
     }
 
     /// Speaks every line with `espeak-ng -w`, `processes` at a time; returns the wall time.
     static func speakDirectly(_ lines: [TableReadLine], processes: Int, into directory: URL) async throws -> Double {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let commands = lines.enumerated().map { index, line in
+            ("/usr/bin/espeak-ng", ["-v", line.voice, "-s", "175", "-w", directory.appendingPathComponent("\(index).wav").path, line.text])
+        }
+        return try await runProcesses(commands, processes: processes)
+    }
+
+    /// Runs `commands`, `processes` at a time, each to a zero exit; returns the wall time.
+    static func runProcesses(_ commands: [(String, [String])], processes: Int) async throws -> Double {
         let started = ContinuousClock.now
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // Plain threads, as a shell loop per core would run them; nothing here touches the pool.
@@ -112,16 +160,16 @@ struct BenchPipelineCommand: AsyncParsableCommand {
                 let next = NextIndex()
                 let failure = FirstFailure()
                 DispatchQueue.concurrentPerform(iterations: processes) { _ in
-                    while let index = next.take(below: lines.count), failure.error == nil {
-                        let line = lines[index]
+                    while let index = next.take(below: commands.count), failure.error == nil {
                         let process = Process()
-                        process.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
-                        process.arguments = ["-v", line.voice, "-s", "175", "-w",
-                                             directory.appendingPathComponent("\(index).wav").path, line.text]
+                        process.executableURL = URL(fileURLWithPath: commands[index].0)
+                        process.arguments = commands[index].1
                         do {
                             try process.run()
                             process.waitUntilExit()
-                            if process.terminationStatus != 0 { failure.record(CLIError("espeak-ng exited \(process.terminationStatus)")) }
+                            if process.terminationStatus != 0 {
+                                failure.record(CLIError("\(commands[index].0) exited \(process.terminationStatus)"))
+                            }
                         } catch { failure.record(error) }
                     }
                 }

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # A feature-length table read (generated script, ~1,500 speakable lines) from submission to the
 # assembled WAV, on a coordinator and two workers in one process, against espeak-ng run directly
-# on the same lines, one process per core. Release build; local services from scripts/services.
+# on the same lines, one process per core, and libespeak-ng called directly from C (the stricter
+# peer, bench/speech/espeak-loop.c). Release build; local services from scripts/services.
 # Extra arguments go to `reparto bench pipeline` (--lines, --workers, --concurrency, --lines-per-job).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 scripts/services up >/dev/null
 swift build -c release --product reparto
 R=.build/release/reparto
+PEER_DIR="$(mktemp -d)"; trap 'rm -rf "$PEER_DIR"' EXIT
+cc -O2 -o "$PEER_DIR/espeak-loop" bench/speech/espeak-loop.c -lespeak-ng
+set -- --library-peer "$PEER_DIR/espeak-loop" "$@"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 $R bench pipeline --lines 1500 --workers 2 "$@"
 $R bench pipeline --lines 1500 --workers 2 --lines-per-job 4 "$@"
