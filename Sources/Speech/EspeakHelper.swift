@@ -19,7 +19,7 @@ public enum EspeakHelper {
     @available(*, noasync)
     public static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
         var engine = EspeakEngine.start()
-        let never = EspeakLibrary.CancellationFlag()
+        let never = CancellationFlag()
         while true {
             guard let header = Wire.read(input, count: 16) else { return 0 }  // end of input: the pool is gone
             let voiceCount = Int(Wire.u32(header, 0)), textCount = Int(Wire.u32(header, 4))

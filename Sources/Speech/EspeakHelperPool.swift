@@ -1,9 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Foundation
-import Synchronization
 
 /// Several libespeak-ng synthesizers for one process: ``EspeakHelper`` child processes, each fed
 /// one line at a time by a thread of this pool that owns it.
@@ -17,74 +15,33 @@ import Synchronization
 public final class EspeakHelperPool: Sendable {
     /// How many helpers run (at most; they start on first use).
     public let size: Int
-    private let executable: URL
-    private let arguments: [String]
-    private let queue = Mutex(Queue())
-    private let wake = DispatchSemaphore(value: 0)
-
-    private struct Queue {
-        var pending: [Request] = []
-        var threads = 0
-    }
-
-    private struct Request: Sendable {
-        var frame: Data
-        var cancellation: EspeakLibrary.CancellationFlag
-        var continuation: CheckedContinuation<EspeakLibrary.Output, any Error>
-    }
+    private let threads: DedicatedThreads<Data, EspeakLibrary.Output>
 
     /// - Parameters:
     ///   - executable: the helper program (`reparto`, with `arguments` `["espeak-helper"]`).
     ///   - size: helpers, one line each at a time.
     public init(executable: URL, arguments: [String], size: Int) {
-        self.executable = executable
-        self.arguments = arguments
         self.size = max(1, size)
+        threads = DedicatedThreads(count: size, name: "reparto-espeak-pool") {
+            var helper: Helper?
+            return { frame, _ in
+                do {
+                    if helper == nil { helper = try Helper.start(executable: executable, arguments: arguments) }
+                    return try helper!.speak(frame)
+                } catch {
+                    let status = helper?.stop() ?? -1
+                    helper = nil
+                    return .failure(SpeechError.engineFailed(provider: EspeakProvider.providerID, exitCode: status,
+                                                             message: "synthesizer helper: \(error)"))
+                }
+            }
+        }
     }
 
     /// Speaks `text` on the next free helper (same contract as ``EspeakLibrary/synthesize(text:voice:wordsPerMinute:pitch:)``;
     /// cancelling skips a line still queued).
     public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int) async throws -> EspeakLibrary.Output {
-        let frame = EspeakHelper.Wire.request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch)
-        let cancellation = EspeakLibrary.CancellationFlag()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let startThread = queue.withLock { queue -> Bool in
-                    queue.pending.append(Request(frame: frame, cancellation: cancellation, continuation: continuation))
-                    guard queue.threads < size else { return false }
-                    queue.threads += 1
-                    return true
-                }
-                if startThread { Thread { [self] in serveLines() }.start() }
-                wake.signal()
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
-    }
-
-    /// One thread of the pool: owns one helper process and hands it lines, forever.
-    @available(*, noasync)
-    private func serveLines() {
-        Thread.current.name = "reparto-espeak-pool"
-        var helper: Helper?
-        while true {
-            wake.wait()
-            guard let request = queue.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) else { continue }
-            if request.cancellation.isCancelled {
-                request.continuation.resume(throwing: CancellationError())
-                continue
-            }
-            do {
-                if helper == nil { helper = try Helper.start(executable: executable, arguments: arguments) }
-                request.continuation.resume(with: try helper!.speak(request.frame))
-            } catch {
-                let status = helper?.stop() ?? -1
-                helper = nil
-                request.continuation.resume(throwing: SpeechError.engineFailed(
-                    provider: EspeakProvider.providerID, exitCode: status, message: "synthesizer helper: \(error)"))
-            }
-        }
+        try await threads.run(EspeakHelper.Wire.request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch))
     }
 
     /// Why a helper could not be started or stopped answering.

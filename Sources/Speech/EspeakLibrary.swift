@@ -1,7 +1,5 @@
 import CEspeakNG
-import Dispatch
 import Foundation
-import Synchronization
 
 /// libespeak-ng inside this process, called from one thread of its own.
 ///
@@ -24,29 +22,20 @@ public final class EspeakLibrary: Sendable {
         public var sampleRate: Int
     }
 
-    /// Set when the waiting task is cancelled: a queued request is skipped, a running one stopped.
-    final class CancellationFlag: Sendable {
-        private let flag = Atomic<Bool>(false)
-        func cancel() { flag.store(true, ordering: .relaxed) }
-        var isCancelled: Bool { flag.load(ordering: .relaxed) }
-    }
-
     struct Request: Sendable {
         var text: String
         var voice: String
         var wordsPerMinute: Int
         var pitch: Int
-        var cancellation: CancellationFlag
-        var continuation: CheckedContinuation<Output, any Error>
     }
 
-    private struct Queue {
-        var pending: [Request] = []
-        var started = false
+    private let thread = DedicatedThreads<Request, Output>(count: 1, name: "reparto-espeak") {
+        var engine = EspeakEngine.start()
+        return { request, cancellation in
+            engine.perform(text: request.text, voice: request.voice, wordsPerMinute: request.wordsPerMinute,
+                           pitch: request.pitch, cancellation: cancellation)
+        }
     }
-
-    private let queue = Mutex(Queue())
-    private let wake = DispatchSemaphore(value: 0)
 
     private init() {}
 
@@ -57,40 +46,7 @@ public final class EspeakLibrary: Sendable {
     /// - Throws: ``SpeechError/unknownVoice(_:provider:)``, ``SpeechError/engineError(provider:message:)``,
     ///   or `CancellationError` when the task was cancelled before or during synthesis.
     public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int) async throws -> Output {
-        let cancellation = CancellationFlag()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                enqueue(Request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch,
-                                cancellation: cancellation, continuation: continuation))
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
-    }
-
-    private func enqueue(_ request: Request) {
-        let start = queue.withLock { queue in
-            queue.pending.append(request)
-            defer { queue.started = true }
-            return !queue.started
-        }
-        if start {
-            Thread { [self] in loop() }.start()
-        }
-        wake.signal()
-    }
-
-    /// The owner thread: initializes the library, then serves requests in order, forever.
-    @available(*, noasync)
-    private func loop() {
-        Thread.current.name = "reparto-espeak"  // named from inside: Linux names the running thread
-        var engine = EspeakEngine.start()
-        while true {
-            wake.wait()
-            guard let request = queue.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) else { continue }
-            request.continuation.resume(with: engine.perform(text: request.text, voice: request.voice, wordsPerMinute: request.wordsPerMinute,
-                                                             pitch: request.pitch, cancellation: request.cancellation))
-        }
+        try await thread.run(Request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch))
     }
 }
 
@@ -123,7 +79,7 @@ struct EspeakEngine {
 
     @available(*, noasync)
     mutating func perform(text requestText: String, voice: String, wordsPerMinute: Int, pitch: Int,
-                          cancellation: EspeakLibrary.CancellationFlag) -> Result<EspeakLibrary.Output, any Error> {
+                          cancellation: CancellationFlag) -> Result<EspeakLibrary.Output, any Error> {
         if cancellation.isCancelled { return .failure(CancellationError()) }
         let rate: Int
         switch sampleRate {
@@ -184,9 +140,9 @@ struct EspeakEngine {
 /// Collects one synthesis's samples; created, filled and read on the owner thread only.
 private final class SampleSink {
     var pcm = Data()
-    let cancellation: EspeakLibrary.CancellationFlag
+    let cancellation: CancellationFlag
 
-    init(cancellation: EspeakLibrary.CancellationFlag) {
+    init(cancellation: CancellationFlag) {
         self.cancellation = cancellation
     }
 }
