@@ -57,6 +57,7 @@ public final class EspeakHelperPool: Sendable {
 
         @available(*, noasync)
         static func start(executable: URL, arguments: [String]) throws -> Helper {
+            _ = ProcessRunner.ignoreSIGPIPE  // a helper that died must fail our write, not end this process
             var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1]
             guard ProcessRunner.makePipe(&inPipe), ProcessRunner.makePipe(&outPipe) else {
                 for fd in inPipe + outPipe where fd >= 0 { close(fd) }

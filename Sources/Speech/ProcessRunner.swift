@@ -47,7 +47,7 @@ enum ProcessRunner {
 
     /// Writing to a pipe whose reader exited must fail with EPIPE, not kill this process:
     /// ignore SIGPIPE once (process-wide; SwiftNIO does the same for its sockets).
-    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     static func run(executable: URL, arguments: [String], stdin: Data) async throws -> Output {
         _ = ignoreSIGPIPE

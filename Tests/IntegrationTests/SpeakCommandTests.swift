@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import RepartoTestSupport
 import Speech
 import Testing
@@ -76,5 +79,43 @@ struct SpeakCommandTests {
                 return provider == "espeak-ng" && message.contains("synthesizer helper")
             }
         }
+    }
+
+    @Test func aKilledHelperFailsOneLineAndIsStartedAgain() async throws {
+        // A link of its own, so this pool's helpers are told apart from other tests' by their argv[0].
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("helper-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let link = directory.appendingPathComponent("reparto")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: RepartoProcess.executable)
+        let pool = EspeakHelperPool(executable: link, arguments: ["espeak-helper"], size: 1)
+        _ = try await pool.synthesize(text: "First.", voice: "en", wordsPerMinute: 175, pitch: 50)
+        let helpers = Self.childHelpers(startedAs: link.path)
+        #expect(helpers.count == 1)
+        for pid in helpers { kill(pid, SIGKILL) }
+        await #expect(throws: SpeechError.self) {
+            try await pool.synthesize(text: "Lost with its helper.", voice: "en", wordsPerMinute: 175, pitch: 50)
+        }
+        let again = try await pool.synthesize(text: "Spoken by a new helper.", voice: "en", wordsPerMinute: 175, pitch: 50)
+        #expect(again.pcm.count > 22050)  // more than half a second of 16-bit samples
+        let now = Self.childHelpers(startedAs: link.path)
+        #expect(now.count == 1 && now != helpers)
+    }
+
+    /// Living children of this process started as `executable espeak-helper`.
+    static func childHelpers(startedAs executable: String) -> Set<Int32> {
+        let me = getpid()
+        var found = Set<Int32>()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, fields[0] != "Z", Int32(fields[1]) == me,
+                  let commandLine = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8),
+                  commandLine.split(separator: "\0").map(String.init) == [executable, "espeak-helper"] else { continue }
+            found.insert(pid)
+        }
+        return found
     }
 }
