@@ -266,10 +266,13 @@ enum JobStore {
         return Set(rows.compactMap { $0.uuid("id") })
     }
 
-    /// Registers or refreshes a worker; returns the ids of its running jobs whose cancellation was requested.
+    /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was
+    /// requested (`cancel`), and of the jobs it still runs (`local`) that are no longer its own
+    /// (`lost`): rescued by a coordinator that took a late heartbeat for a dead worker's, then
+    /// finished, cancelled or claimed elsewhere.
     @available(*, noasync)
-    static func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                          on connection: PostgresConnection) throws -> [UUID] {
+    static func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int, local: [UUID],
+                          on connection: PostgresConnection) throws -> (cancel: [UUID], lost: [UUID]) {
         try connection.query("""
             INSERT INTO workers (id, host, pid, queues, concurrency, heartbeat_interval_ms, jobs_succeeded, jobs_failed, in_flight)
             VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9)
@@ -277,9 +280,14 @@ enum JobStore {
                 jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight
             """, [worker.id, worker.host, Int32(worker.pid), worker.queues, worker.concurrency,
                   Int32(worker.heartbeatInterval * 1000), succeeded, failed, inFlight])
-        return try connection.query("""
-            SELECT id FROM jobs WHERE worker_id = $1 AND state = 'running' AND cancel_requested
-            """, [worker.id]).compactMap { $0.uuid("id") }
+        let rows = try connection.query("""
+            SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
+            WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
+               OR (id = ANY($2::uuid[]) AND (state <> 'running' OR worker_id IS DISTINCT FROM $1))
+            """, [worker.id, local])
+        let cancel = rows.filter { $0.bool("mine") == true }.compactMap { $0.uuid("id") }
+        let lost = rows.filter { $0.bool("mine") != true }.compactMap { $0.uuid("id") }
+        return (cancel, lost)
     }
 
     @available(*, noasync)
@@ -292,15 +300,17 @@ enum JobStore {
 
     // MARK: the coordinator
 
-    /// Fails the running jobs of workers that stopped heartbeating, so the relay runs them again.
+    /// Fails the running jobs of workers that stopped heartbeating, so the relay runs them again;
+    /// a job whose cancellation was requested becomes cancelled instead (it must not run again).
     @available(*, noasync)
     static func rescueOrphans(on connection: PostgresConnection) throws -> Int {
         let rows = try connection.query("""
             UPDATE jobs j SET
-                state = CASE WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
+                state = CASE WHEN j.cancel_requested THEN 'cancelled'
+                             WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
                 last_error = 'worker ' || coalesce(j.worker_id, '?') || ' stopped heartbeating while running this job',
                 finished_at = now(), run_after = now(),
-                publish_pending = (j.attempts < j.max_attempts)
+                publish_pending = (j.attempts < j.max_attempts AND NOT j.cancel_requested)
             WHERE j.state = 'running' AND NOT EXISTS (
                 SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))
             RETURNING j.id, j.production_id

@@ -364,13 +364,13 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    private func heartbeatOnce() async throws -> [UUID] {
-        let (succeeded, failed, inFlight) = state.withLock { ($0.succeeded, $0.failed, $0.running.count) }
+    private func heartbeatOnce() async throws -> (cancel: [UUID], lost: [UUID]) {
+        let (succeeded, failed, local) = state.withLock { ($0.succeeded, $0.failed, Array($0.running.keys)) }
         let identity = self.identity
-        Gauge(label: "reparto_jobs_in_flight").record(inFlight)
+        Gauge(label: "reparto_jobs_in_flight").record(local.count)
         do {
             let cancel = try await postgres.withConnection {
-                try JobStore.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: inFlight, on: $0)
+                try JobStore.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count, local: local, on: $0)
             }
             health.markUp(.workerDatabase)
             return cancel
@@ -385,14 +385,19 @@ public final class Worker: Service, Sendable {
             try? await Task.sleep(for: .seconds(settings.heartbeatInterval))
             if Task.isCancelled { return }
             do {
-                let cancel = try await heartbeatOnce()
-                guard !cancel.isEmpty else { continue }
+                let (cancel, lost) = try await heartbeatOnce()
+                guard !cancel.isEmpty || !lost.isEmpty else { continue }
                 let tasks = state.withLock { state in
                     cancel.compactMap { id -> Task<Void, Never>? in
                         state.cancelRequested.insert(id)
                         return state.running[id]
-                    }
+                    } + lost.compactMap { state.running[$0] }
                 }
+                // A lost job's outcome is fenced out at commit (another attempt owns the row now);
+                // stopping it frees the slot and keeps a handler from working for nothing. Not
+                // marked as cancel-requested: the job itself was not cancelled, and this worker
+                // may claim its next attempt.
+                if !lost.isEmpty { logger.warning("stopping jobs this worker no longer owns", metadata: ["count": "\(lost.count)"]) }
                 tasks.forEach { $0.cancel() }
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
