@@ -30,10 +30,13 @@ struct SpeakCommandTests {
         command.standardInput = stdin
         command.standardOutput = stdout
         try command.run()
-        stdin.fileHandleForWriting.write(Data(text.utf8))
-        try stdin.fileHandleForWriting.close()
-        let raw = stdout.fileHandleForReading.readDataToEndOfFile()
-        command.waitUntilExit()
+        let raw = try await onOwnThread { () -> Data in  // blocking I/O, off the cooperative pool
+            stdin.fileHandleForWriting.write(Data(text.utf8))
+            try stdin.fileHandleForWriting.close()
+            let raw = stdout.fileHandleForReading.readDataToEndOfFile()
+            command.waitUntilExit()
+            return raw
+        }
         #expect(command.terminationStatus == 0)
         let expected = try WAVWriter.normalized(raw).data
         #expect(spoken.count == expected.count)

@@ -60,8 +60,11 @@ final class TestCluster: Sendable {
         }
     }
 
+    /// An in-process worker. Heartbeats every second (stale after 3 s): the test process runs many
+    /// suites at once on two cores, and shorter intervals let a late heartbeat pass for a dead
+    /// worker. Tests of rescue after a kill run `reparto worker --heartbeat 0.3` as a process.
     func startWorker(registry: JobRegistry = .withBuiltins(), concurrency: Int = 8, prefetch: Int = 64,
-                     heartbeat: Double = 0.3, drainTimeout: Double = 5) -> RunningService {
+                     heartbeat: Double = 1, drainTimeout: Double = 5) -> RunningService {
         let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
                             settings: WorkerSettings(queues: registry.queues, concurrency: concurrency, prefetch: prefetch,
                                                      heartbeatInterval: heartbeat, drainTimeout: drainTimeout, namespace: name),
@@ -166,16 +169,19 @@ enum RepartoProcess {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        let (o, e) = await (stdout, stderr)
+        // Blocking reads on threads of their own: a detached task is still on the cooperative pool
+        // (two threads on two cores), and blocking it for a whole `reparto run` starved every
+        // in-process worker's heartbeat in the test process (false rescues in other tests).
+        async let stdout = try onOwnThread { out.fileHandleForReading.readDataToEndOfFile() }
+        async let stderr = try onOwnThread { err.fileHandleForReading.readDataToEndOfFile() }
+        let (o, e) = try await (stdout, stderr)
         await waitForExit(process)
         return Output(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                       stderr: String(decoding: e, as: UTF8.self))
     }
 
     static func waitForExit(_ process: Process) async {
-        await Task.detached { process.waitUntilExit() }.value
+        _ = try? await onOwnThread { process.waitUntilExit() }
     }
 }
 
