@@ -33,9 +33,7 @@ struct BenchPipelineCommand: AsyncParsableCommand {
     @Flag(help: "Skip the direct espeak-ng run.")
     var skipDirect = false
 
-    @Option(name: .customLong("library-peer"),
-            help: "A program speaking a file of lines with libespeak-ng directly (bench/speech/espeak-loop.c), run as a second peer.")
-    var libraryPeer: String?
+    @OptionGroup var libraryPeer: LibraryPeerOption
 
     @Option(help: "Handlers per worker (lines spoken at once by each).")
     var concurrency: Int = 2
@@ -47,9 +45,6 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         guard lines >= 10 && lines <= 100_000 else { throw ValidationError("--lines must be between 10 and 100000") }
         guard workers >= 1 && workers <= 64 else { throw ValidationError("--workers must be between 1 and 64") }
         guard concurrency >= 1 && concurrency <= 64 else { throw ValidationError("--concurrency must be between 1 and 64") }
-        if let libraryPeer, !FileManager.default.isExecutableFile(atPath: libraryPeer) {
-            throw ValidationError("--library-peer \(libraryPeer) is not an executable (build it: cc -O2 -o espeak-loop bench/speech/espeak-loop.c -lespeak-ng)")
-        }
     }
 
     func run() async throws {
@@ -80,8 +75,8 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         }
 
         var librarySeconds: Double?
-        if let libraryPeer {
-            let seconds = try await Self.speakWithLibrary(spoken, peer: URL(fileURLWithPath: libraryPeer), processes: workers,
+        if let peer = libraryPeer.url {
+            let seconds = try await Self.speakWithLibrary(spoken, peer: peer, processes: workers,
                                                           into: work.appendingPathComponent("library"))
             librarySeconds = seconds
             print(String(format: "libespeak-ng directly, %d processes at a time: %.2f s (%.1f lines/s)", workers, seconds,

@@ -44,9 +44,7 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-pin"), help: "With --cluster: do not pin the processes to CPUs with taskset.")
     var noPin = false
 
-    @Option(name: .customLong("library-peer"),
-            help: "With --cluster: a program speaking every line with libespeak-ng directly (bench/speech/espeak-loop.c), run as a peer with 1 and 2 processes.")
-    var libraryPeer: String?
+    @OptionGroup var libraryPeer: LibraryPeerOption
 
     @Option(name: .long, help: "With --cluster: give up on a run after this many seconds.")
     var timeout: Double = 600
@@ -59,9 +57,6 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
         guard count > 0, rounds > 0 else { throw ValidationError("--count and --rounds must be at least 1") }
         guard batch >= 1, batch <= 100 else { throw ValidationError("--batch must be between 1 and 100") }
         guard workerConcurrency >= 1 else { throw ValidationError("--worker-concurrency must be at least 1") }
-        if let libraryPeer, !FileManager.default.isExecutableFile(atPath: libraryPeer) {
-            throw ValidationError("--library-peer \(libraryPeer) is not an executable (build it: cc -O2 -o espeak-loop bench/speech/espeak-loop.c -lespeak-ng)")
-        }
     }
 
     public func run() async throws {
@@ -73,7 +68,7 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
             texts = texts.filter { seen.insert($0).inserted }  // a repeated line would be reused, not synthesized
             try await SpeechClusterBench(cluster: clusterOptions, lines: texts, voice: voice, rounds: rounds, batch: batch,
                                          workerConcurrency: workerConcurrency, pin: !noPin, timeout: timeout,
-                                         libraryPeer: libraryPeer.map { URL(fileURLWithPath: $0) }).run()
+                                         libraryPeer: libraryPeer.url).run()
             return
         }
         let texts = try lines.map { path in

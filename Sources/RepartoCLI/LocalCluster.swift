@@ -19,9 +19,10 @@ struct LocalCluster {
     let logger: Logger
 
     /// Several workers in one process share libespeak-ng's one synthesizer unless they get helper
-    /// processes (this executable's `espeak-helper`): one per worker, with the library engine.
+    /// processes (this executable's `espeak-helper`): one per worker. The provider uses them only
+    /// with its library engine; they start on first use.
     static func espeakHelpers(workers: Int) -> EspeakHelperPool? {
-        guard workers > 1, EspeakProvider.defaultEngine(environment: ProcessInfo.processInfo.environment) == .library else { return nil }
+        guard workers > 1 else { return nil }
         return EspeakHelperPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
                                 arguments: ["espeak-helper"], size: workers)
     }

@@ -59,11 +59,6 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
         self.helpers = helpers
     }
 
-    /// The engine chosen when none is given (see ``init(executable:environment:maxCharactersPerRequest:engine:helpers:)``).
-    public static func defaultEngine(environment: [String: String]) -> Engine {
-        defaultEngine(explicitExecutable: false, environment: environment)
-    }
-
     static func defaultEngine(explicitExecutable: Bool, environment: [String: String]) -> Engine {
         if explicitExecutable || !(environment["ESPEAK_NG_PATH"] ?? "").isEmpty { return .process }
         return Engine(rawValue: environment["REPARTO_ESPEAK_ENGINE"] ?? "") ?? .library
