@@ -40,7 +40,8 @@ public struct AssembleJob: JobParameters {
                 productionID: productionID, documentID: documentID, sourceName: request.sourceName,
                 lines: try TableReadRows.assemblyLines(productionID, on: connection),
                 failures: try TableReadRows.generationFailures(productionID, on: connection),
-                sceneHeadings: try TableReadRows.sceneHeadings(productionID, on: connection))
+                sceneHeadings: try TableReadRows.sceneHeadings(productionID, on: connection),
+                parseWarnings: try documentID.map { try DocumentRows.warnings($0, on: connection) } ?? [])
         }
         guard let input else { throw JobError.permanent("assemble: production \(productionID) is not a table read") }
         let (outputs, report) = try await BlockingWork.run {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Postgres
 import Screenplay
@@ -14,26 +15,40 @@ public enum DocumentIdentity {
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
+
+    /// The id of the parse of bytes whose SHA-256 is `sha256Hex` by `parserVersion`: version 1
+    /// (the first parser's rows) keeps the id of the bytes' digest; later versions hash the digest
+    /// with the version, so each version's parse is a row of its own.
+    public static func id(sha256Hex: String, digest: [UInt8], parserVersion: Int) -> UUID {
+        if parserVersion <= 1 { return id(fromSHA256: digest) }
+        return id(fromSHA256: Array(SHA256.hash(data: Data("reparto-parser-\(parserVersion):\(sha256Hex)".utf8))))
+    }
 }
 
 /// Writes a parsed document's rows: one statement per table, whatever the number of elements.
 enum DocumentRows {
-    /// Stores `document` unless a document with the same `sha256` exists, inside the job's
-    /// completion transaction; returns what is stored (the existing document when reused).
+    /// Stores `document` unless this parser version's parse of the same `sha256` exists, inside
+    /// the job's completion transaction; returns what is stored (the existing document when reused).
     static func store(_ document: ScreenplayDocument, id: UUID, sourcePath: String, sha256: String,
                       productionID: UUID?, on connection: PostgresConnection) throws -> ParseJobResult {
+        let version = ScreenplayReader.parserVersion
         let inserted = try connection.query("""
-            INSERT INTO documents (id, source_path, source_sha256, format, element_count, production_id)
-            VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO documents (id, source_path, source_sha256, format, element_count, production_id, parser_version, warnings)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
             ON CONFLICT DO NOTHING
             RETURNING id
-            """, [id, sourcePath, sha256, document.format.rawValue, document.elements.count, productionID])
+            """, [id, sourcePath, sha256, document.format.rawValue, document.elements.count, productionID, version,
+                  try PostgresJSON(encoding: document.warnings)])
         guard inserted.first != nil else {
-            let existing = try connection.query(
-                "SELECT id, format, element_count FROM documents WHERE source_sha256 = $1", [sha256]).first
+            let existing = try connection.query("""
+                SELECT id, format, element_count, warnings::text AS warnings FROM documents
+                WHERE source_sha256 = $1 AND parser_version = $2
+                """, [sha256, version]).first
+            let warnings = try existing?.json("warnings", as: [ParseWarning].self) ?? document.warnings
             return ParseJobResult(documentID: existing?.uuid("id") ?? id, reused: true,
                                   format: existing?.string("format") ?? document.format.rawValue,
-                                  elementCount: existing?.int("element_count") ?? document.elements.count, sha256: sha256)
+                                  elementCount: existing?.int("element_count") ?? document.elements.count, sha256: sha256,
+                                  warnings: warnings.isEmpty ? nil : warnings)
         }
         if !document.titlePage.isEmpty {
             let values = try document.titlePage.map { try PostgresJSON(encoding: $0.values) }
@@ -68,7 +83,8 @@ enum DocumentRows {
                 ])
         }
         return ParseJobResult(documentID: id, reused: false, format: document.format.rawValue,
-                              elementCount: elements.count, sha256: sha256)
+                              elementCount: elements.count, sha256: sha256,
+                              warnings: document.warnings.isEmpty ? nil : document.warnings)
     }
 }
 
@@ -76,8 +92,10 @@ extension DocumentRows {
     /// Loads a stored document: title page and elements in (chapterIndex, orderIndex) order.
     /// Returns nil when no document has `id`.
     static func load(_ id: UUID, on connection: PostgresConnection) throws -> ScreenplayDocument? {
-        guard let row = try connection.query("SELECT format FROM documents WHERE id = $1", [id]).first else { return nil }
+        guard let row = try connection.query("SELECT format, warnings::text AS warnings FROM documents WHERE id = $1",
+                                             [id]).first else { return nil }
         let format = row.string("format").flatMap(DocumentFormat.init(rawValue:)) ?? .fountain
+        let warnings = try row.json("warnings", as: [ParseWarning].self) ?? []
         let titlePage = try connection.query("""
             SELECT key, to_jsonb("values")::text AS v FROM document_title_page WHERE document_id = $1 ORDER BY position
             """, [id]).map { row in
@@ -93,6 +111,12 @@ extension DocumentRows {
                                sceneNumber: row.string("scene_number"), name: row.string("name"),
                                extension: row.string("extension"), dual: row.bool("dual"))
             }
-        return ScreenplayDocument(format: format, titlePage: titlePage, elements: elements)
+        return ScreenplayDocument(format: format, titlePage: titlePage, elements: elements, warnings: warnings)
+    }
+
+    /// What the parser warned about when it read document `id` (empty when none or unknown).
+    static func warnings(_ id: UUID, on connection: PostgresConnection) throws -> [ParseWarning] {
+        try connection.query("SELECT warnings::text AS warnings FROM documents WHERE id = $1", [id]).first?
+            .json("warnings", as: [ParseWarning].self) ?? []
     }
 }

@@ -68,7 +68,8 @@ public struct ParseJob: JobParameters {
 
         let digest = SHA256.hash(data: data)
         let sha256 = digest.map { String(format: "%02x", $0) }.joined()
-        let documentID = DocumentIdentity.id(fromSHA256: Array(digest))
+        let documentID = DocumentIdentity.id(sha256Hex: sha256, digest: Array(digest),
+                                             parserVersion: ScreenplayReader.parserVersion)
 
         let document: ScreenplayDocument
         do {
@@ -78,7 +79,11 @@ public struct ParseJob: JobParameters {
         }
 
         let result = ParseJobResult(documentID: documentID, reused: false, format: document.format.rawValue,
-                                    elementCount: document.elements.count, sha256: sha256)
+                                    elementCount: document.elements.count, sha256: sha256,
+                                    warnings: document.warnings.isEmpty ? nil : document.warnings)
+        for warning in document.warnings {
+            context.logger.warning("parse warning", metadata: ["source": "\(path)", "warning": "\(warning)"])
+        }
         let productionID = context.productionID
         context.logger.debug("parsed screenplay", metadata: [
             "source": "\(path)", "format": "\(document.format.rawValue)", "elements": "\(document.elements.count)",
@@ -127,13 +132,18 @@ public struct ParseJobResult: Codable, Sendable, Equatable {
     public var elementCount: Int
     /// Lower-case hex SHA-256 of the source bytes.
     public var sha256: String
+    /// What the parser warned about (nil when nothing): elements read in a way the writer may
+    /// not have meant, such as an unknown FDX paragraph type read as action.
+    public var warnings: [ParseWarning]?
 
     /// A result; see the properties.
-    public init(documentID: UUID, reused: Bool, format: String, elementCount: Int, sha256: String) {
+    public init(documentID: UUID, reused: Bool, format: String, elementCount: Int, sha256: String,
+                warnings: [ParseWarning]? = nil) {
         self.documentID = documentID
         self.reused = reused
         self.format = format
         self.elementCount = elementCount
         self.sha256 = sha256
+        self.warnings = warnings
     }
 }

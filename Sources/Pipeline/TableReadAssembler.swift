@@ -1,5 +1,6 @@
 import Assets
 import Foundation
+import Screenplay
 import Speech
 
 /// The files and figures of an assembled table read.
@@ -41,6 +42,9 @@ public struct TableReadReport: Codable, Sendable, Hashable {
     public var audioPath: String
     public var subtitlesPath: String
     public var chaptersPath: String
+    /// What the parser warned about when it read the script (an unknown element read as action,
+    /// unexpected nesting, a legacy encoding); empty for a clean script.
+    public var warnings: [ParseWarning]
 }
 
 /// The contents of `chapters.json`.
@@ -75,6 +79,7 @@ struct TableReadAssembler {
         /// Why a line has no audio, by ``TableReadRows/failureKey(text:voice:)``.
         var failures: [String: String]
         var sceneHeadings: [Int: String]
+        var parseWarnings: [ParseWarning] = []
     }
 
     static let audioName = "table-read.wav"
@@ -165,7 +170,7 @@ struct TableReadAssembler {
         let report = TableReadReport(
             productionID: input.productionID, source: input.sourceName, documentID: input.documentID, lines: input.lines.count,
             spokenLines: placed.count, missing: missing, durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
-            audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path)
+            audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path, warnings: input.parseWarnings)
         let reportRecord = try folder.writeBlocking(try Self.json(report), name: Self.reportName, mimeType: "application/json")
         let outputs = TableReadOutputs(audio: audio, subtitles: subtitles, chapters: chapters, report: reportRecord,
                                        durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,

@@ -59,6 +59,7 @@ enum TableReadResultRows {
             estimatedSeconds: row.double("estimated_seconds"), wordCount: row.int("word_count"), lineCount: row.int("line_count"),
             files: files, audioSeconds: row.double("audio_seconds"), peakDBFS: row.double("peak_dbfs"),
             rmsDBFS: row.double("rms_dbfs"), spokenLines: row.int("spoken_lines"), missingLines: row.int("missing_lines"),
-            stages: stages, characters: characters, scenes: scenes, failures: failures)
+            stages: stages, characters: characters, scenes: scenes, failures: failures,
+            warnings: try row.uuid("document_id").map { try DocumentRows.warnings($0, on: connection) } ?? [])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Screenplay
 
 /// Everything known about a table read: progress per stage, the script's facts, the outputs and
 /// the failures. What `reparto results` shows (`--json` prints this structure).
@@ -70,4 +71,6 @@ public struct TableReadResults: Codable, Sendable, Hashable {
     public var characters: [Character]
     public var scenes: [Scene]
     public var failures: [Failure]
+    /// What the parser warned about when it read the script; empty for a clean script.
+    public var warnings: [ParseWarning]
 }

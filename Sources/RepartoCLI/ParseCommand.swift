@@ -52,6 +52,12 @@ public struct ParseCommand: AsyncParsableCommand {
         case .fdx: output = FDXWriter().write(document)
         }
         FileHandle.standardOutput.write(Data(output.utf8))
+        // The JSON carries the warnings; the other formats cannot, so they go to stderr.
+        if format != .json {
+            for warning in document.warnings {
+                FileHandle.standardError.write(Data("warning: \(file): \(warning)\n".utf8))
+            }
+        }
     }
 }
 

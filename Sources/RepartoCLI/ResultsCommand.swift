@@ -100,6 +100,10 @@ struct ResultsPrinter {
                 print("  \(s.index). \(s.heading)  [\(s.setting ?? "-") · \(s.location) · \(s.timeOfDay ?? "-")]  \(eighths) pg")
             }
         }
+        if !r.warnings.isEmpty {
+            print("parse warnings")
+            for w in r.warnings { print("  \(w)") }
+        }
         if !r.failures.isEmpty {
             print("failures")
             for f in r.failures {

@@ -2,8 +2,9 @@
 ///
 /// Keys are written in a fixed order: `format`, `titlePage`, `elements`; each element has
 /// `type`, `text`, `chapterIndex`, `orderIndex` and, only where they apply, `level`,
-/// `sceneNumber`, `name`, `extension`, `dual`. The output decodes with `JSONDecoder` into
-/// ``ScreenplayDocument``.
+/// `sceneNumber`, `name`, `extension`, `dual`. A document with warnings ends with `warnings`
+/// (`code`, `message`, `line` when known, `count`); a clean one has no such key. The output
+/// decodes with `JSONDecoder` into ``ScreenplayDocument``.
 public enum DocumentJSON {
     /// Encodes `document`; `pretty` puts one element per line.
     public static func encode(_ document: ScreenplayDocument, pretty: Bool = true) -> String {
@@ -36,7 +37,18 @@ public enum DocumentJSON {
             if let v = e.dual { out += ", \"dual\": \(v)" }
             out += "}"
         }
-        out += (document.elements.isEmpty ? "" : nl + ind) + "]" + nl + "}" + nl
+        out += (document.elements.isEmpty ? "" : nl + ind) + "]"
+        if !document.warnings.isEmpty {
+            out += "," + nl + ind + "\"warnings\": ["
+            for (i, w) in document.warnings.enumerated() {
+                out += (i == 0 ? "" : ",") + nl + ind + ind + "{\"code\": \"" + w.code.rawValue + "\", \"message\": "
+                appendString(w.message, to: &out)
+                if let line = w.line { out += ", \"line\": \(line)" }
+                out += ", \"count\": \(w.count)}"
+            }
+            out += nl + ind + "]"
+        }
+        out += nl + "}" + nl
         return out
     }
 

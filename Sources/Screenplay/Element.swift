@@ -56,14 +56,30 @@ public enum DocumentFormat: String, Codable, Sendable, CaseIterable, Hashable {
     case fountain, fdx, markdown
 }
 
-/// A parsed document: format, title page and ordered elements.
+/// A parsed document: format, title page, ordered elements and what the parser warned about.
 public struct ScreenplayDocument: Codable, Sendable, Hashable {
     public var format: DocumentFormat
     public var titlePage: [TitlePageEntry]
     public var elements: [Element]
-    public init(format: DocumentFormat, titlePage: [TitlePageEntry] = [], elements: [Element] = []) {
+    /// What was read in a way the writer may not have meant (empty for a clean file).
+    public var warnings: [ParseWarning]
+
+    public init(format: DocumentFormat, titlePage: [TitlePageEntry] = [], elements: [Element] = [],
+                warnings: [ParseWarning] = []) {
         self.format = format
         self.titlePage = titlePage
         self.elements = elements
+        self.warnings = warnings
+    }
+
+    private enum CodingKeys: String, CodingKey { case format, titlePage, elements, warnings }
+
+    /// Decodes the element JSON; `warnings` may be absent (documents written before it existed).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        format = try c.decode(DocumentFormat.self, forKey: .format)
+        titlePage = try c.decodeIfPresent([TitlePageEntry].self, forKey: .titlePage) ?? []
+        elements = try c.decode([Element].self, forKey: .elements)
+        warnings = try c.decodeIfPresent([ParseWarning].self, forKey: .warnings) ?? []
     }
 }

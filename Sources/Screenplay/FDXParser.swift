@@ -19,7 +19,7 @@ public struct FDXParser: Sendable {
     /// Parses FDX text.
     public func parse(_ text: String) throws(ScreenplayError) -> ScreenplayDocument {
         if Self.declaresDTD(text) { throw .xmlDoctypeNotAllowed }
-        let parser = XMLParser(data: Data(text.utf8))
+        let parser = XMLParser(data: Data(Self.declaringUTF8(text).utf8))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -40,9 +40,24 @@ public struct FDXParser: Sendable {
         }
         guard root == "FinalDraft" else { throw .notFinalDraft(root: root) }
         var doc = ScreenplayDocument(format: .fdx, titlePage: delegate.titlePage(),
-                                     elements: delegate.elements + delegate.trailingNotes)
+                                     elements: delegate.elements + delegate.trailingNotes,
+                                     warnings: delegate.warnings.all)
         doc.renumber()
         return doc
+    }
+
+    /// The text with its XML declaration's `encoding` set to UTF-8: the parser is always given
+    /// UTF-8 bytes (the input was decoded already), whatever the file declared.
+    static func declaringUTF8(_ text: String) -> String {
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>"),
+              let attribute = text.range(of: "encoding", range: text.startIndex..<end.lowerBound) else { return text }
+        var i = attribute.upperBound
+        while i < end.lowerBound, text[i] == " " || text[i] == "=" || text[i] == "\t" { i = text.index(after: i) }
+        guard i < end.lowerBound, text[i] == "\"" || text[i] == "'" else { return text }
+        let quote = text[i]
+        let valueStart = text.index(after: i)
+        guard let close = text[valueStart..<end.lowerBound].firstIndex(of: quote) else { return text }
+        return text.replacingCharacters(in: valueStart..<close, with: "UTF-8")
     }
 
     static func describe(_ error: any Error) -> String {
@@ -84,6 +99,13 @@ public struct FDXParser: Sendable {
 }
 
 /// Streams the XML into elements. One instance per parse; never shared.
+///
+/// Script paragraphs are read wherever they sit under the body's `<Content>` (or the title page's):
+/// Final Draft nests dual dialogue as `<Paragraph><DualDialogue><Paragraph …>…` and other tools
+/// nest differently, so a nested paragraph ends the text of the one around it (which is emitted
+/// first, in document order) and becomes an element of its own. Nesting the format does not
+/// define, paragraph types the parser does not know and text outside any paragraph are kept and
+/// reported as ``ParseWarning``s; nothing under `<Content>` is dropped.
 final class FDXParserDelegate: NSObject, XMLParserDelegate {
     struct Paragraph {
         var type = ""
@@ -95,7 +117,18 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
         var summary: [String] = []
         var titleKey: String?
         var level: Int?
+        /// The XML depth of the `<Paragraph>` (or stray `<Text>`) that opened it.
+        var depth = 0
+        var isTitle = false
+        /// Part of its text was emitted before a nested paragraph.
+        var flushed = false
+        /// A stray `<Text>` outside any paragraph, read as action.
+        var implicit = false
+        var line = 0
     }
+
+    /// Where the parser is: the script body, the title page, or elsewhere (settings, headers).
+    enum Area { case body, title }
 
     var root: String?
     var rootClosed = false
@@ -103,11 +136,10 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
     var elements: [Element] = []
     var trailingNotes: [Element] = []
     var titleParagraphs: [Paragraph] = []
+    var warnings = ParseWarnings()
 
     private var stack: [String] = []
-    private var paragraph: Paragraph?         // current script or title-page paragraph
-    private var paragraphIsTitle = false
-    private var paragraphDepth = 0
+    private var open: [Paragraph] = []         // script or title paragraphs being read, outermost first
     private var noteParagraphs: [String]?      // inside <ScriptNote>
     private var noteIsBoneyard = false
     private var noteInsideParagraph = false
@@ -116,11 +148,23 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
     private var textStyle: (bold: Bool, italic: Bool, underline: Bool)?
     private var dualDepth = 0
     private var dualCharacters = 0
+    private var line = 0
+
+    /// The area of the element on top of the stack.
+    private var area: Area? {
+        guard stack.count >= 2, stack[0] == "FinalDraft" else { return nil }
+        if stack[1] == "Content" { return .body }
+        if stack.count >= 3, stack[1] == "TitlePage", stack[2] == "Content" { return .title }
+        return nil
+    }
+
+    private var inNoteOrSummary: Bool { noteParagraphs != nil || summaryParagraphs != nil }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         if root == nil { root = name }
         stack.append(name)
+        line = parser.lineNumber
         if stack.count > FDXParser.maxDepth {
             failure = .xmlTooDeep(limit: FDXParser.maxDepth)
             parser.abortParsing()
@@ -128,35 +172,56 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
         }
         switch name {
         case "Paragraph":
-            if noteParagraphs != nil || summaryParagraphs != nil {
+            if inNoteOrSummary {
+                if !innerText.isEmpty { appendInner() }
                 innerText = ""
-            } else if paragraph == nil {
-                let inTitle = stack.contains("TitlePage")
-                let parent = stack.count >= 2 ? stack[stack.count - 2] : ""
-                let inContent = parent == "Content" || parent == "DualDialogue"
-                guard inContent else { return }
-                var p = Paragraph()
-                p.type = attributes["Type"] ?? ""
-                p.number = attributes["Number"].flatMap { $0.isEmpty ? nil : $0 }
-                p.alignment = attributes["Alignment"]
-                p.startsNewPage = attributes["StartsNewPage"] == "Yes"
-                p.titleKey = attributes["TitleKey"]
-                p.level = attributes["Level"].flatMap { Int($0) }
-                paragraph = p
-                paragraphIsTitle = inTitle
-                paragraphDepth = stack.count
+                return
             }
+            guard let area else { return }
+            let parent = stack[stack.count - 2]
+            if !open.isEmpty {
+                if parent != "DualDialogue" {
+                    warnings.add(.unexpectedNesting, "a paragraph inside a <\(parent)> was read as an element of its own",
+                                 line: line)
+                }
+                flush(&open[open.count - 1])
+            } else if parent != "Content" && parent != "DualDialogue" {
+                warnings.add(.unexpectedNesting, "a paragraph inside <\(parent)> was read as an element of its own",
+                             line: line)
+            }
+            var p = Paragraph()
+            p.type = attributes["Type"] ?? ""
+            p.number = attributes["Number"].flatMap { $0.isEmpty ? nil : $0 }
+            p.alignment = attributes["Alignment"]
+            p.startsNewPage = attributes["StartsNewPage"] == "Yes"
+            p.titleKey = attributes["TitleKey"]
+            p.level = attributes["Level"].flatMap { Int($0) }
+            p.depth = stack.count
+            p.isTitle = area == .title
+            p.line = line
+            open.append(p)
         case "Text":
             let style = attributes["Style"] ?? ""
             let parts = style.split(separator: "+")
             textStyle = (parts.contains("Bold"), parts.contains("Italic"), parts.contains("Underline"))
+            if open.isEmpty, !inNoteOrSummary, let area {
+                var p = Paragraph()
+                p.type = "Action"
+                p.depth = stack.count
+                p.isTitle = area == .title
+                p.implicit = true
+                p.line = line
+                open.append(p)
+            }
         case "ScriptNote":
             noteParagraphs = []
+            innerText = ""
             noteIsBoneyard = attributes["Kind"] == "Boneyard"
-            noteInsideParagraph = paragraph != nil
+            noteInsideParagraph = !open.isEmpty
         case "Summary":
-            if paragraph != nil { summaryParagraphs = [] }
+            if !open.isEmpty { summaryParagraphs = []; innerText = "" }
         case "DualDialogue":
+            if !open.isEmpty { flush(&open[open.count - 1]) }
             dualDepth += 1
             dualCharacters = 0
         default:
@@ -166,16 +231,16 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard let style = textStyle, stack.last == "Text" else { return }
-        if noteParagraphs != nil || summaryParagraphs != nil {
-            innerText += Emphasis.markup(Emphasis.Run(text: string, bold: style.bold, italic: style.italic,
-                                                      underline: style.underline))
-        } else if paragraph != nil {
-            let run = Emphasis.Run(text: string, bold: style.bold, italic: style.italic, underline: style.underline)
-            if let last = paragraph!.runs.last, last.bold == run.bold, last.italic == run.italic,
+        let run = Emphasis.Run(text: string, bold: style.bold, italic: style.italic, underline: style.underline)
+        if inNoteOrSummary {
+            innerText += Emphasis.markup(run)
+        } else if !open.isEmpty {
+            let i = open.count - 1
+            if let last = open[i].runs.last, last.bold == run.bold, last.italic == run.italic,
                last.underline == run.underline {
-                paragraph!.runs[paragraph!.runs.count - 1].text += string
+                open[i].runs[open[i].runs.count - 1].text += string
             } else {
-                paragraph!.runs.append(run)
+                open[i].runs.append(run)
             }
         }
     }
@@ -188,27 +253,26 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
         switch name {
         case "Text":
             textStyle = nil
+            closeParagraph(depth: stack.count, implicit: true)
         case "Paragraph":
-            if noteParagraphs != nil {
-                noteParagraphs!.append(innerText); innerText = ""
-            } else if summaryParagraphs != nil {
-                summaryParagraphs!.append(innerText); innerText = ""
-            } else if let p = paragraph, stack.count == paragraphDepth {
-                paragraph = nil
-                if paragraphIsTitle { titleParagraphs.append(p) } else { emit(p) }
+            if inNoteOrSummary {
+                appendInner()
+            } else {
+                closeParagraph(depth: stack.count, implicit: false)
             }
         case "ScriptNote":
+            if !innerText.isEmpty { appendInner() }
             let text = (noteParagraphs ?? []).joined(separator: "\n").trimmingSpaces()
             noteParagraphs = nil
             let element = Element(type: noteIsBoneyard ? .boneyard : .comment, text: text)
-            if noteInsideParagraph, paragraph != nil {
-                paragraph!.notes.append(element)
+            if noteInsideParagraph, !open.isEmpty {
+                open[open.count - 1].notes.append(element)
             } else if !text.isEmpty {
                 trailingNotes.append(element)
             }
         case "Summary":
             if let s = summaryParagraphs {
-                paragraph?.summary.append(contentsOf: s)
+                if !open.isEmpty { open[open.count - 1].summary.append(contentsOf: s) }
                 summaryParagraphs = nil
             }
         case "DualDialogue":
@@ -217,6 +281,39 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
             break
         }
     }
+
+    /// Ends the paragraph opened at `depth`, if one is (an implicit one only for a stray `<Text>`).
+    private func closeParagraph(depth: Int, implicit: Bool) {
+        guard let last = open.last, last.depth == depth, last.implicit == implicit else { return }
+        open.removeLast()
+        if last.isTitle {
+            if !(last.flushed && last.runs.isEmpty) { titleParagraphs.append(last) }
+        } else {
+            emit(last)
+        }
+    }
+
+    /// A note's or summary's paragraph text, collected into the note or summary.
+    private func appendInner() {
+        if noteParagraphs != nil { noteParagraphs!.append(innerText) } else { summaryParagraphs?.append(innerText) }
+        innerText = ""
+    }
+
+    /// Emits what `p` holds so far (before a nested paragraph) and keeps it open for the rest.
+    private func flush(_ p: inout Paragraph) {
+        if p.isTitle {
+            if !p.runs.isEmpty { titleParagraphs.append(p) }
+        } else {
+            emit(p)
+        }
+        p.runs = []
+        p.notes = []
+        p.summary = []
+        p.startsNewPage = false
+        p.flushed = true
+    }
+
+    static let actionTypes: Set<String> = ["Action", "General", "Shot", "Cast List", ""]
 
     private func emit(_ p: Paragraph) {
         if p.startsNewPage { elements.append(Element(type: .pageBreak, text: "")) }
@@ -250,7 +347,13 @@ final class FDXParserDelegate: NSObject, XMLParserDelegate {
                 element = Element(type: .sectionHeading, text: trimmed, level: max(1, p.level ?? 1))
             case "Synopsis":
                 element = Element(type: .synopsis, text: trimmed)
-            default:  // Action, General, Shot, Cast List and unknown types
+            default:  // Action, General, Shot, Cast List, stray text and unknown types
+                if p.implicit {
+                    warnings.add(.textOutsideParagraph, "text outside any paragraph was read as action", line: p.line)
+                } else if !Self.actionTypes.contains(p.type) {
+                    warnings.add(.unknownParagraphType, "paragraph type '\(p.type)' is not known; read as action",
+                                 line: p.line)
+                }
                 let keep = text.trimmingTrailingSpaces()
                 element = Element(type: p.alignment == "Center" ? .centered : .action,
                                   text: p.alignment == "Center" ? trimmed : keep)

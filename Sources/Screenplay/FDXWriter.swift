@@ -3,7 +3,8 @@
 /// Emphasis markup becomes `Style` runs; centered text is an Action paragraph with
 /// `Alignment="Center"`; a page break sets `StartsNewPage="Yes"` on the next paragraph; a
 /// synopsis right after a scene heading goes into its `SceneProperties/Summary`; notes are
-/// `ScriptNote`s and boneyard a `ScriptNote Kind="Boneyard"`. Element types Final Draft lacks
+/// `ScriptNote`s and boneyard a `ScriptNote Kind="Boneyard"`; dual dialogue is a `<DualDialogue>`
+/// inside a `General` paragraph, as Final Draft writes it. Element types Final Draft lacks
 /// use Reparto paragraph types: `Section` (with `Level`) and `Synopsis`; level-2 sections
 /// are `New Act`. Title-page entries carry a `TitleKey` attribute. Characters XML 1.0 cannot
 /// represent (C0 controls other than tab, LF, CR; U+FFFE; U+FFFF) are dropped.
@@ -28,8 +29,10 @@ public struct FDXWriter: Sendable {
                 continue
             }
             // Dual dialogue: wrap the previous cue's block and this one.
+            // Final Draft's shape: a typeless-or-General paragraph holding the <DualDialogue>.
             if e.type == .character && e.dual != true && dualPairEnd(elements, from: k) != nil {
-                out += "    <DualDialogue>\n"
+                out += "    <Paragraph Type=\"General\"\(pendingPageBreak ? " StartsNewPage=\"Yes\"" : "")>\n      <DualDialogue>\n"
+                pendingPageBreak = false
                 dualOpen = true
             }
             var attributes: [(String, String)] = []
@@ -69,7 +72,7 @@ public struct FDXWriter: Sendable {
             k += 1
             if dualOpen && !(k < elements.count && (Self.continuesSpeech(elements[k].type)
                                                      || (elements[k].type == .character && elements[k].dual == true))) {
-                out += "    </DualDialogue>\n"
+                out += "      </DualDialogue>\n    </Paragraph>\n"
                 dualOpen = false
             }
         }

@@ -2,14 +2,30 @@
 ///
 /// Rules, in order: size limit; empty; UTF-32 BOM → unsupported; UTF-16 BOM (LE or BE) →
 /// decoded (invalid UTF-16 is an error); UTF-8 BOM skipped; NUL byte → binary; more than
-/// 8 (or 1 %) other C0 control bytes besides tab, LF, CR, FF, VT and SUB → binary; invalid
-/// UTF-8 → error; whitespace-only → empty.
+/// 8 (or 1 %) other C0 control bytes besides tab, LF, CR, FF, VT and SUB → binary; valid UTF-8 →
+/// read as UTF-8; not UTF-8 and without a single valid multi-byte UTF-8 sequence (a file written
+/// by a Windows or Latin-1 tool) → read as Windows-1252 with a ``ParseWarning/Code/legacyEncoding``
+/// warning; invalid UTF-8 mixed with valid multi-byte sequences (a damaged UTF-8 file) → error;
+/// whitespace-only → empty.
 public enum InputDecoder {
-    /// Decodes `bytes` to a `String`, or throws a ``ScreenplayError``.
+    /// Decoded text and what was surprising about its bytes.
+    public struct Decoded: Sendable, Hashable {
+        public var text: String
+        public var warnings: [ParseWarning]
+    }
+
+    /// Decodes `bytes` to a `String`, or throws a ``ScreenplayError``; drops the warnings.
     public static func decode(_ bytes: [UInt8], options: ParseOptions = ParseOptions()) throws(ScreenplayError) -> String {
+        try decodeWithWarnings(bytes, options: options).text
+    }
+
+    /// Decodes `bytes` with the warnings (a legacy encoding), or throws a ``ScreenplayError``.
+    public static func decodeWithWarnings(_ bytes: [UInt8],
+                                          options: ParseOptions = ParseOptions()) throws(ScreenplayError) -> Decoded {
         if bytes.count > options.maxBytes { throw .tooLarge(size: bytes.count, limit: options.maxBytes) }
         if bytes.isEmpty { throw .empty }
         let text: String
+        var warnings: [ParseWarning] = []
         if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
             throw .unsupportedEncoding("UTF-32")
         } else if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
@@ -18,15 +34,54 @@ public enum InputDecoder {
         } else {
             let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             try checkBinary(bytes, from: start)
-            guard let valid = String(validating: bytes[start...], as: UTF8.self) else {
-                throw .invalidUTF8(offset: firstInvalidUTF8(bytes, from: start) ?? start)
+            if let valid = String(validating: bytes[start...], as: UTF8.self) {
+                text = valid
+            } else {
+                let offset = firstInvalidUTF8(bytes, from: start) ?? start
+                guard start == 0, !containsMultiByteUTF8(bytes) else { throw .invalidUTF8(offset: offset) }
+                text = windows1252(bytes)
+                warnings.append(ParseWarning(
+                    code: .legacyEncoding,
+                    message: "the file is not UTF-8 (first non-UTF-8 byte at \(offset)); read as Windows-1252 (Latin-1)"))
             }
-            text = valid
         }
         if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C || $0 == 0x0B }) {
             throw .empty
         }
-        return text
+        return Decoded(text: text, warnings: warnings)
+    }
+
+    /// True when `bytes` hold at least one well-formed multi-byte UTF-8 sequence.
+    static func containsMultiByteUTF8(_ bytes: [UInt8]) -> Bool {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            let need = b & 0xE0 == 0xC0 ? 1 : b & 0xF0 == 0xE0 ? 2 : b & 0xF8 == 0xF0 ? 3 : 0
+            if need > 0, i + need < n, (1...need).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 }),
+               String(validating: bytes[i...(i + need)], as: UTF8.self) != nil {
+                return true
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// The characters of Windows-1252's bytes 0x80–0x9F (the five it leaves undefined map to the
+    /// C1 controls of the same value, as the WHATWG encoding standard does); other bytes are Latin-1.
+    static let windows1252High: [UInt32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ]
+
+    static func windows1252(_ bytes: [UInt8]) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.reserveCapacity(bytes.count)
+        for b in bytes {
+            let value = (0x80...0x9F).contains(b) ? windows1252High[Int(b) - 0x80] : UInt32(b)
+            scalars.append(Unicode.Scalar(value)!)
+        }
+        return String(scalars)
     }
 
     static func checkBinary(_ bytes: [UInt8], from start: Int) throws(ScreenplayError) {

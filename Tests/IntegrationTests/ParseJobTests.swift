@@ -1,3 +1,4 @@
+import Assets
 import Foundation
 import Jobs
 import Pipeline
@@ -180,6 +181,65 @@ struct ParseJobTests {
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM documents") == 0)
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_elements") == 0)
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_title_page") == 0)
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    /// Final Draft's dual dialogue (a `<DualDialogue>` inside a paragraph) is stored with both
+    /// speakers; an unknown paragraph type is kept as action and its warning stored; and a parse
+    /// of the same bytes by the first parser (which dropped the nested lines) is not reused.
+    @Test func finalDraftDualDialogueIsStoredAndAnOlderParseIsNotReused() async throws {
+        let fdx = """
+            <?xml version="1.0" encoding="UTF-8" standalone="no" ?>
+            <FinalDraft DocumentType="Script" Template="No" Version="5"><Content>
+            <Paragraph Type="Scene Heading"><Text>INT. GALLEY - NIGHT</Text></Paragraph>
+            <Paragraph Type="General"><Text></Text><DualDialogue>
+            <Paragraph Type="Character"><Text>COOK</Text></Paragraph><Paragraph Type="Dialogue"><Text>Soup's on.</Text></Paragraph>
+            <Paragraph Type="Character"><Text>MATE</Text></Paragraph><Paragraph Type="Dialogue"><Text>Again?</Text></Paragraph>
+            </DualDialogue></Paragraph>
+            <Paragraph Type="Storyboard Frame"><Text>Frame 12.</Text></Paragraph>
+            </Content></FinalDraft>
+            """
+        let bytes = Array(fdx.utf8)
+        let fixture = try Fixture(files: ["scripts/galley.fdx": bytes])
+        defer { fixture.remove() }
+        let cluster = try await TestCluster.make()
+        // What the first parser stored for these bytes: the heading and the stray action only.
+        let hex = AssetStore.sha256(Data(bytes))
+        let digest = stride(from: 0, to: hex.count, by: 2).map { i -> UInt8 in
+            let start = hex.index(hex.startIndex, offsetBy: i)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+        }
+        let legacy = DocumentIdentity.id(fromSHA256: digest)
+        try await cluster.postgres.query("""
+            INSERT INTO documents (id, source_path, source_sha256, format, element_count) VALUES ($1, 'scripts/galley.fdx', $2, 'fdx', 2)
+            """, [legacy, hex])
+        let worker = cluster.startWorker(registry: fixture.registry)
+
+        let id = try await cluster.client.enqueue(ParseJob(sourcePath: "scripts/galley.fdx"))
+        let record = try await cluster.client.awaitJob(id, timeout: 60)
+        #expect(record.state == .succeeded, "\(record.lastError ?? "")")
+        let result = try #require(try record.decodeResult(ParseJobResult.self))
+        #expect(result.reused == false)
+        #expect(result.documentID != legacy)
+        #expect(result.warnings?.map(\.code) == [.unknownParagraphType])
+        let stored = try await Self.storedElements(cluster, document: result.documentID)
+        #expect(stored.map(\.text) == ["INT. GALLEY - NIGHT", "COOK", "Soup's on.", "MATE", "Again?", "Frame 12."])
+        #expect(stored.map(\.dual) == [nil, nil, nil, true, nil, nil])
+        #expect(stored.last?.type == .action)
+        let row = try #require(try await cluster.postgres.query(
+            "SELECT parser_version, warnings::text AS w FROM documents WHERE id = $1", [result.documentID]).first)
+        #expect(row.int("parser_version") == ScreenplayReader.parserVersion)
+        let warnings = try #require(try row.json("w", as: [ParseWarning].self))
+        #expect(warnings.map(\.code) == [.unknownParagraphType])
+
+        // This parser's row is reused for the same bytes.
+        let again = try await cluster.client.awaitJob(try await cluster.client.enqueue(ParseJob(sourcePath: "scripts/galley.fdx")),
+                                                      timeout: 60)
+        let reused = try #require(try again.decodeResult(ParseJobResult.self))
+        #expect(reused.reused == true && reused.documentID == result.documentID)
+        #expect(reused.warnings?.count == 1)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM documents") == 2)
         try await worker.stop()
         await cluster.shutdown()
     }

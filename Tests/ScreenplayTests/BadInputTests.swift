@@ -31,11 +31,15 @@ struct BadInputTests {
         #expect(throws: ScreenplayError.self) { try read(bytes) }
     }
 
-    @Test func invalidUTF8ReportsOffset() {
-        #expect(throws: ScreenplayError.invalidUTF8(offset: 2)) { try read([0x41, 0x42, 0xC3, 0x28]) }
-        #expect(throws: ScreenplayError.invalidUTF8(offset: 1)) { try read([0x41, 0xED, 0xA0, 0x80]) } // surrogate
-        #expect(throws: ScreenplayError.invalidUTF8(offset: 1)) { try read([0x41, 0xC0, 0x80]) }       // overlong
-        #expect(throws: ScreenplayError.invalidUTF8(offset: 1)) { try read([0x41, 0xE2, 0x82]) }       // truncated
+    /// A damaged UTF-8 file (valid multi-byte sequences and invalid bytes) is refused, naming the
+    /// first bad byte; "é" (C3 A9) makes each input UTF-8 in intent.
+    @Test func damagedUTF8ReportsOffset() {
+        let e: [UInt8] = [0xC3, 0xA9]
+        #expect(throws: ScreenplayError.invalidUTF8(offset: 4)) { try read(e + [0x41, 0x42, 0xC3, 0x28]) }
+        #expect(throws: ScreenplayError.invalidUTF8(offset: 3)) { try read(e + [0x41, 0xED, 0xA0, 0x80]) } // surrogate
+        #expect(throws: ScreenplayError.invalidUTF8(offset: 3)) { try read(e + [0x41, 0xC0, 0x80]) }       // overlong
+        #expect(throws: ScreenplayError.invalidUTF8(offset: 3)) { try read(e + [0x41, 0xE2, 0x82]) }       // truncated
+        #expect(throws: ScreenplayError.invalidUTF8(offset: 3)) { try read([0xEF, 0xBB, 0xBF, 0xE9]) }     // BOM says UTF-8
     }
 
     @Test func utf16WithBOMIsDecoded() throws {
