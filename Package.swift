@@ -7,7 +7,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Reparto",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reparto", targets: ["reparto"]),
         /// The producer API: enqueue typed jobs, look up status, cancel, await results.
@@ -32,9 +32,12 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
 
+        // MARK: owned threads, blocking work, wake signals, backoff
+        .target(name: "Threading", swiftSettings: swiftSettings),
+
         // MARK: wrappers
         .target(name: "AMQP", dependencies: [
-            "CRabbitMQ",
+            "CRabbitMQ", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: [
@@ -44,7 +47,7 @@ let package = Package(
 
         // MARK: the job runtime
         .target(name: "Jobs", dependencies: [
-            "AMQP", "Postgres",
+            "AMQP", "Postgres", "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -54,10 +57,11 @@ let package = Package(
         // MARK: pure libraries
         .target(name: "Screenplay", swiftSettings: swiftSettings),
         .target(name: "Assets", dependencies: [
+            "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
-            "CEspeakNG", "Assets", "Screenplay",
+            "CEspeakNG", "Assets", "Screenplay", "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
@@ -66,7 +70,7 @@ let package = Package(
 
         // MARK: the job kinds of the screenplay pipeline
         .target(name: "Pipeline", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "Assets",
+            "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
@@ -101,6 +105,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "Operations", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [

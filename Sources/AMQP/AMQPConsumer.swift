@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Threading
 
 /// A reconnecting consumer whose rabbitmq-c connection is owned by one dedicated thread.
 ///
@@ -119,7 +120,7 @@ public final class AMQPConsumer: Sendable {
         var generation = 0
         var consuming = true
         var outstanding = AckWindow()
-        var delay = settings.reconnectDelay
+        var backoff = Backoff(initial: settings.reconnectDelay, maximum: max(5, settings.reconnectDelay))
         while true {
             let (commands, exit) = shared.withLock { state in
                 defer { state.commands.removeAll(keepingCapacity: true) }
@@ -136,14 +137,14 @@ public final class AMQPConsumer: Sendable {
                     generation += 1
                     outstanding = AckWindow()
                     connection = fresh
-                    delay = settings.reconnectDelay
+                    backoff.reset()
                     shared.withLock { $0.connected = true }
                     onConnect(generation)
                     logger.info("consuming", metadata: ["queues": "\(settings.queues.joined(separator: ","))", "generation": "\(generation)"])
                 } catch {
+                    let delay = backoff.next()
                     logger.warning("cannot connect to RabbitMQ, retrying", metadata: ["error": "\(error)", "retry_in_s": "\(delay)"])
                     Thread.sleep(forTimeInterval: delay)
-                    delay = min(delay * 2, 5)
                     // Commands for a connection that is gone are dropped; stopConsuming is remembered.
                     if commands.contains(where: { if case .stopConsuming = $0 { return true } else { return false } }) { consuming = false }
                     continue

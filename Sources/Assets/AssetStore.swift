@@ -6,6 +6,7 @@ import Darwin
 import Crypto
 import Dispatch
 import Foundation
+import Threading
 
 /// The shared asset volume: one folder per production or request, each with a `metadata.json`
 /// sidecar, atomic writes, SHA-256 checksums and paths confined to the root.

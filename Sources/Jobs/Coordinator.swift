@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Postgres
 import ServiceLifecycle
+import Threading
 
 /// How the coordinator behaves.
 public struct CoordinatorSettings: Sendable {
@@ -55,7 +56,7 @@ public final class Coordinator: Service, Sendable {
     private func loop(_ owner: OwnedThread) {
         var connection: PostgresConnection?
         var leading = false
-        var delay = 0.1
+        var backoff = Backoff(initial: 0.1, maximum: 5)
         // Workers go stale only after missed heartbeats (seconds), so rescue runs once a tick,
         // not on every progress notification (one per committed batch of jobs).
         var nextRescue = ContinuousClock.now
@@ -82,15 +83,14 @@ public final class Coordinator: Service, Sendable {
                     try advanceStages(on: db)
                 }
                 _ = try db.waitForNotifications(timeout: settings.tick)
-                delay = 0.1
+                backoff.reset()
             } catch {
                 logger.warning("coordinator lost its database connection, reconnecting", metadata: ["error": "\(error)"])
                 connection?.close()
                 connection = nil
                 leading = false
                 health.markDown(.coordinatorDatabase)
-                owner.sleep(delay)
-                delay = min(delay * 2, 5)
+                owner.sleep(backoff.next())
             }
         }
         connection?.close() // releases the advisory lock

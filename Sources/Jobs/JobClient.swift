@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import Threading
 
 /// The producer API: enqueue typed jobs, look up status and progress, cancel, retry, await.
 ///
@@ -105,13 +106,12 @@ public final class JobClient: Sendable {
     /// Waits until the job is final (succeeded, dead or cancelled).
     public func awaitJob(_ id: UUID, timeout: Double) async throws -> JobRecord {
         let deadline = ContinuousClock.now + .seconds(timeout)
-        var delay = 0.005
+        var backoff = Backoff(initial: 0.005, maximum: 0.5)
         while true {
             let record = try await job(id)
             if record.state.isFinal { return record }
             if ContinuousClock.now >= deadline { throw RepartoError.timeout("job \(id.uuidString.lowercased()) not finished after \(timeout) s") }
-            try await Task.sleep(for: .seconds(delay))
-            delay = min(delay * 2, 0.5)
+            try await Task.sleep(for: .seconds(backoff.next()))
         }
     }
 

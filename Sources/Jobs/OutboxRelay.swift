@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import Postgres
+import Threading
 
 /// Publishes committed jobs to RabbitMQ: the transactional outbox's relay.
 ///
@@ -44,7 +45,7 @@ public final class OutboxRelay: Sendable {
         var database: PostgresConnection?
         var broker: AMQPConnection?
         var declared = Set<String>()
-        var delay = 0.1
+        var backoff = Backoff(initial: 0.1, maximum: 5)
         var lastCleanup = Date.distantPast
         while !owner.isStopping {
             do {
@@ -93,7 +94,7 @@ public final class OutboxRelay: Sendable {
                 let wait = min(0.5, max(0.001, untilDue ?? 0.5))
                 _ = try db.waitForNotifications(timeout: wait)
                 try mq.poll(timeout: 0) // heartbeats
-                delay = 0.1
+                backoff.reset()
             } catch {
                 if let error = error as? PostgresError, !error.isConnectionLost {
                     logger.error("outbox relay query failed", metadata: ["error": "\(error)"])
@@ -104,8 +105,7 @@ public final class OutboxRelay: Sendable {
                 if error is AMQPError || !(broker?.isOpen ?? false) { broker?.abandon(); broker = nil }
                 if database == nil { health.markDown(.relayDatabase) }
                 if broker == nil { health.markDown(.relayBroker) }
-                owner.sleep(delay)
-                delay = min(delay * 2, 5)
+                owner.sleep(backoff.next())
             }
         }
         database?.close()

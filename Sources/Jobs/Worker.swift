@@ -5,6 +5,7 @@ import Metrics
 import Postgres
 import ServiceLifecycle
 import Synchronization
+import Threading
 
 /// How a worker consumes and runs jobs.
 public struct WorkerSettings: Sendable {
@@ -327,11 +328,11 @@ public final class Worker: Service, Sendable {
     private func retryingDatabase<T: Sendable>(_ what: String, giveUpOnQueryErrors: Bool = false,
                                                metadata about: Logger.Metadata = [:],
                                                operation: @escaping @Sendable () async throws -> T) async -> T? {
-        var delay = 0.05
+        var backoff = Backoff(initial: 0.05, maximum: 2)
         while true {
             do {
                 let value = try await operation()
-                if delay > 0.05 { health.markUp(.workerDatabase) }
+                if backoff.failures > 0 { health.markUp(.workerDatabase) }
                 return value
             } catch let error as PostgresError where !error.isConnectionLost && giveUpOnQueryErrors {
                 logger.error("\(what) failed", metadata: about.merging(["error": "\(error)"]) { $1 })
@@ -339,10 +340,10 @@ public final class Worker: Service, Sendable {
             } catch {
                 if error is CancellationError { return nil }
                 if (error as? PostgresError)?.isConnectionLost != false { health.markDown(.workerDatabase) }
+                let delay = backoff.next()
                 logger.warning("\(what) failed, retrying",
                                metadata: about.merging(["error": "\(error)", "retry_in_s": "\(delay)"]) { $1 })
                 try? await Task.sleep(for: .seconds(delay))
-                delay = min(delay * 2, 2)
             }
         }
     }
@@ -350,7 +351,7 @@ public final class Worker: Service, Sendable {
     // MARK: heartbeat, cancellation, drain
 
     private func registerUntilReachable() async throws {
-        var delay = 0.1
+        var backoff = Backoff(initial: 0.1, maximum: 5)
         while true {
             do {
                 _ = try await heartbeatOnce()
@@ -358,8 +359,7 @@ public final class Worker: Service, Sendable {
             } catch {
                 if Task.isCancelled { throw CancellationError() }
                 logger.warning("cannot reach PostgreSQL, retrying", metadata: ["error": "\(error)"])
-                try await Task.sleep(for: .seconds(delay))
-                delay = min(delay * 2, 5)
+                try await Task.sleep(for: .seconds(backoff.next()))
             }
         }
     }

@@ -2,6 +2,7 @@ import Assets
 import Foundation
 import Jobs
 import Postgres
+import Threading
 
 /// The `assemble` job kind of the table-read pipeline: the fan-in after generation.
 ///

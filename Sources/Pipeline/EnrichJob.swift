@@ -4,6 +4,7 @@ import Jobs
 import Postgres
 import Screenplay
 import Speech
+import Threading
 
 /// The `enrich` job kind of the table-read pipeline: document-level facts and the cast.
 ///

@@ -6,6 +6,7 @@ import Logging
 import Postgres
 import Speech
 import Synchronization
+import Threading
 
 /// The `generate` job kind: speaks a small batch of lines and records each result in the
 /// `generated_content` table.

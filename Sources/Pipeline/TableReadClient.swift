@@ -4,6 +4,7 @@ import Jobs
 import Postgres
 import Screenplay
 import Speech
+import Threading
 
 /// Submits scripts as table-read productions and reads their results: the producer side of the
 /// pipeline, for the CLI and for services that embed it.

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Logging
 
 /// A pool of ``PostgresConnection``s for async code.
@@ -15,7 +16,7 @@ public final class PostgresClient: Sendable {
     /// The most connections open at once.
     public let maxConnections: Int
     let logger: Logger
-    private let state: Locked<PoolState>
+    private let state: Mutex<PoolState>
 
     /// Creates a pool. No connection is opened until the first call.
     public init(
@@ -26,7 +27,7 @@ public final class PostgresClient: Sendable {
         self.configuration = configuration
         self.maxConnections = max(1, maxConnections)
         self.logger = logger
-        self.state = Locked(PoolState())
+        self.state = Mutex(PoolState())
     }
 
     /// Runs `body` with a pooled connection, on that connection's own thread.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 
 /// A dedicated `LISTEN` connection on its own thread, delivering notifications as an `AsyncStream`.
@@ -23,8 +24,8 @@ public final class PostgresListener: Sendable {
     /// State shared with the listener thread.
     private final class Shared: Sendable {
         enum Phase { case idle, running, stopped }
-        let phase = Locked(Phase.idle)
-        let stopRequested = Locked(false)
+        let phase = Mutex(Phase.idle)
+        let stopRequested = Mutex(false)
         var shouldStop: Bool { stopRequested.withLock { $0 } }
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Threading
 
 /// A synthesizer process: libespeak-ng on its main thread, serving ``EspeakHelperPool`` requests
 /// on standard input and output (`reparto espeak-helper`).

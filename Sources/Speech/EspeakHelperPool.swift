@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Threading
 
 /// Several libespeak-ng synthesizers for one process: ``EspeakHelper`` child processes, each fed
 /// one line at a time by a thread of this pool that owns it.

@@ -1,5 +1,6 @@
 import CEspeakNG
 import Foundation
+import Threading
 
 /// libespeak-ng inside this process, called from one thread of its own.
 ///

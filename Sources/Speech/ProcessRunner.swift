@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import Assets
 import Foundation
+import Threading
 
 /// Runs a subprocess with `posix_spawn` without blocking Swift's cooperative thread pool.
 ///

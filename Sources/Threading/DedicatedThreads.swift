@@ -9,9 +9,9 @@ import Synchronization
 /// Threads start on demand and live as long as the process. Async callers await a continuation;
 /// cancelling one skips its work if no thread has taken it yet, and otherwise sets the
 /// ``CancellationFlag`` the server is given.
-final class DedicatedThreads<Work: Sendable, Output: Sendable>: Sendable {
+public final class DedicatedThreads<Work: Sendable, Output: Sendable>: Sendable {
     /// A thread's server: called on that thread only, for one piece of work after another.
-    typealias Server = (Work, CancellationFlag) -> Result<Output, any Error>
+    public typealias Server = (Work, CancellationFlag) -> Result<Output, any Error>
 
     private struct Job: Sendable {
         var work: Work
@@ -31,14 +31,14 @@ final class DedicatedThreads<Work: Sendable, Output: Sendable>: Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     /// - Parameter makeServer: runs once on each new thread and returns that thread's server.
-    init(count: Int, name: String, makeServer: @escaping @Sendable () -> Server) {
+    public init(count: Int, name: String, makeServer: @escaping @Sendable () -> Server) {
         self.count = max(1, count)
         self.name = name
         self.makeServer = makeServer
     }
 
     /// Runs `work` on the next free thread.
-    func run(_ work: Work) async throws -> Output {
+    public func run(_ work: Work) async throws -> Output {
         let cancellation = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -73,8 +73,12 @@ final class DedicatedThreads<Work: Sendable, Output: Sendable>: Sendable {
 }
 
 /// Set when the task waiting for a piece of work is cancelled.
-final class CancellationFlag: Sendable {
+public final class CancellationFlag: Sendable {
     private let flag = Atomic<Bool>(false)
-    func cancel() { flag.store(true, ordering: .relaxed) }
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    /// A flag that is not set.
+    public init() {}
+    /// Sets the flag.
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+    /// True once ``cancel()`` was called.
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }

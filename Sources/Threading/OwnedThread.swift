@@ -3,7 +3,7 @@ import Synchronization
 
 /// A loop on a dedicated thread (never Swift's cooperative pool), for code that owns blocking C
 /// connections. `stop()` asks the loop to end and waits for it without blocking a task.
-final class OwnedThread: Sendable {
+public final class OwnedThread: Sendable {
     private struct State {
         var stopping = false
         var finished = false
@@ -12,12 +12,14 @@ final class OwnedThread: Sendable {
     private let state = Mutex(State())
     private let name: String
 
-    init(name: String) { self.name = name }
+    /// A thread named `name` (not started yet).
+    public init(name: String) { self.name = name }
 
     /// True once `stop()` was called; the loop checks it between steps.
-    var isStopping: Bool { state.withLock { $0.stopping } }
+    public var isStopping: Bool { state.withLock { $0.stopping } }
 
-    func start(_ body: @escaping @Sendable (OwnedThread) -> Void) {
+    /// Starts `body` on a new thread; it should return soon after ``isStopping`` becomes true.
+    public func start(_ body: @escaping @Sendable (OwnedThread) -> Void) {
         let thread = Thread { [self] in
             body(self)
             let waiters = state.withLock { state in
@@ -31,9 +33,11 @@ final class OwnedThread: Sendable {
         thread.start()
     }
 
-    func requestStop() { state.withLock { $0.stopping = true } }
+    /// Asks the loop to end without waiting.
+    public func requestStop() { state.withLock { $0.stopping = true } }
 
-    func stop() async {
+    /// Asks the loop to end and waits until it has.
+    public func stop() async {
         requestStop()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
@@ -47,7 +51,7 @@ final class OwnedThread: Sendable {
 
     /// Sleeps in small steps so a stop request is noticed quickly.
     @available(*, noasync)
-    func sleep(_ seconds: Double) {
+    public func sleep(_ seconds: Double) {
         let end = Date().addingTimeInterval(seconds)
         while !isStopping, Date() < end { Thread.sleep(forTimeInterval: min(0.05, max(0, end.timeIntervalSinceNow))) }
     }
