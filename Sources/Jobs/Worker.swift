@@ -59,6 +59,8 @@ public final class Worker: Service, Sendable {
     private struct State {
         var running: [UUID: Task<Void, Never>] = [:]
         var cancelRequested: Set<UUID> = []
+        /// Jobs whose timeout passed: their task was cancelled for it.
+        var timedOut: Set<UUID> = []
         var draining = false
         var succeeded = 0
         var failed = 0
@@ -187,6 +189,7 @@ public final class Worker: Service, Sendable {
                 self.state.withLock { state in
                     state.running[job.id] = nil
                     state.cancelRequested.remove(job.id)
+                    state.timedOut.remove(job.id)
                 }
                 completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
             }
@@ -213,7 +216,11 @@ public final class Worker: Service, Sendable {
         let started = ContinuousClock.now
         Counter(label: "reparto_jobs_started_total", dimensions: [("kind", job.kind)]).increment()
         do {
-            let result = try await Self.withTimeout(timeout) { try await definition.run(job.parameters, context) }
+            // The timeout cancels the job's task from the deadline thread (see DeadlineWatch for
+            // why not a sleeping child task); a handler that ends anyway keeps its result.
+            let deadline = DeadlineWatch.shared.schedule(after: timeout) { [weak self] in self?.timeOut(job.id) }
+            defer { DeadlineWatch.shared.cancel(deadline) }
+            let result = try await definition.run(job.parameters, context)
             Timer(label: "reparto_job_duration_seconds", dimensions: [("kind", job.kind)], preferredDisplayUnit: .seconds)
                 .record(duration: ContinuousClock.now - started)
             var success = JobOutcome(id: job.id, attempt: job.attempt, state: .succeeded, result: result)
@@ -224,7 +231,14 @@ public final class Worker: Service, Sendable {
             }
             return success
         } catch {
-            let (cancelRequested, draining) = state.withLock { ($0.cancelRequested.contains(job.id), $0.draining) }
+            let (cancelRequested, draining, timedOut) = state.withLock {
+                ($0.cancelRequested.contains(job.id), $0.draining, $0.timedOut.contains(job.id))
+            }
+            if timedOut && !cancelRequested && !draining {
+                let error = JobError.timedOut(seconds: timeout)
+                context.logger.warning("job attempt failed", metadata: ["kind": "\(job.kind)", "attempt": "\(job.attempt)", "error": "\(error)"])
+                return outcome(for: job, error: error, policy: definition.retryPolicy)
+            }
             if cancelRequested {
                 return JobOutcome(id: job.id, attempt: job.attempt, state: .cancelled, error: "cancelled while running")
             }
@@ -250,16 +264,14 @@ public final class Worker: Service, Sendable {
         return JobOutcome(id: job.id, attempt: job.attempt, state: .dead, error: reason)
     }
 
-    static func withTimeout(_ seconds: Double, _ body: @escaping @Sendable () async throws -> Data?) async throws -> Data? {
-        try await withThrowingTaskGroup(of: Data?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                throw JobError.timedOut(seconds: seconds)
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
+    /// The deadline thread's action: the job ran out of time; stop its task.
+    private func timeOut(_ id: UUID) {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            guard let task = state.running[id] else { return nil }
+            state.timedOut.insert(id)
+            return task
         }
+        task?.cancel()
     }
 
     // MARK: committing outcomes, then acknowledging
