@@ -55,6 +55,19 @@ import Testing
         #expect(try PCMAudio(wav: audio.data).samples == RealWorldWAV.expected)
     }
 
+    /// ElevenLabs streams raw PCM (`output_format=pcm_24000`) in chunked transfer; chunk
+    /// boundaries fall inside samples (7-byte chunks of 2-byte samples) and must not matter.
+    @Test func elevenLabsReadsPCMSentInChunks() async throws {
+        let server = try FakeHTTPServer { _ in
+            .chunked(status: 200, headers: [("Content-Type", "audio/pcm")], body: RealWorldWAV.pcm, chunkSize: 7)
+        }
+        defer { server.stop() }
+        let audio = try await elevenLabs(server).synthesize(text: "Hello", voice: "abc123", language: nil, options: .standard)
+        #expect(audio.duration == 4.0 / 24000)
+        #expect(try PCMAudio(wav: audio.data).samples == RealWorldWAV.expected)
+        #expect(Int(audio.data.le32(at: 4)) == audio.data.count - 8)
+    }
+
     @Test func elevenLabsListsVoicesAndWrapsPCM() async throws {
         let pcm = Data(Signals.sine(seconds: 0.25, sampleRate: 24000).wavData().dropFirst(44))
         let listing = """
