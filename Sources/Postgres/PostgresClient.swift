@@ -68,6 +68,10 @@ public final class PostgresClient: Sendable {
         }
     }
 
+    /// How many calls are queued waiting for a connection (all connections in use). Lets tests
+    /// wait until a call really waits before acting on it; also a pool-pressure gauge.
+    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Closes idle connections and fails current waiters and all later calls with
     /// ``PostgresError/Kind/closed``. Connections in use are closed when their body returns.
     public func shutdown() async {

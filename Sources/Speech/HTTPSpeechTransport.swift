@@ -89,12 +89,17 @@ struct HTTPSpeechTransport: Sendable {
     }
 
     /// A short explanation from a JSON error body (`{"error":{"message"}}` or `{"detail":{"message"}}`
-    /// or `{"detail":"…"}`), at most 200 characters, with the key redacted.
+    /// or `{"detail":"…"}`, or ElevenLabs' validation errors `{"detail":[{"loc","msg","type"}]}`),
+    /// at most 200 characters, with the key redacted.
     static func providerMessage(_ body: Data, secret: APIKey?) -> String? {
         guard let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
         var message: String?
         if let error = json["error"] as? [String: Any] { message = error["message"] as? String }
         if message == nil, let detail = json["detail"] as? [String: Any] { message = detail["message"] as? String }
+        if message == nil, let details = json["detail"] as? [[String: Any]] {
+            let messages = details.compactMap { $0["msg"] as? String }
+            if !messages.isEmpty { message = messages.joined(separator: "; ") }
+        }
         if message == nil { message = (json["detail"] as? String) ?? (json["error"] as? String) ?? (json["message"] as? String) }
         return message.map { String(redact($0, secret: secret).prefix(200)) }
     }

@@ -1,7 +1,7 @@
 @testable import AMQP
 import Testing
 
-@Suite struct AckWindowTests {
+@Suite(.timeLimit(.minutes(2))) struct AckWindowTests {
     @Test func contiguousPrefixIsOneMultipleAck() {
         var window = AckWindow()
         for tag in 1...5 { window.insert(UInt64(tag)) }

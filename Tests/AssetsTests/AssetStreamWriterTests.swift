@@ -2,7 +2,7 @@ import Assets
 import Foundation
 import Testing
 
-@Suite("streamed asset writes")
+@Suite("streamed asset writes", .timeLimit(.minutes(2)))
 struct AssetStreamWriterTests {
     static func store() throws -> (AssetStore, URL) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-stream-\(UUID().uuidString)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Assets
 
-@Suite struct GeneratedContentTests {
+@Suite(.timeLimit(.minutes(2))) struct GeneratedContentTests {
     @Test(arguments: [
         ("text/plain", MimeCategory.text), ("text/markdown; charset=utf-8", .text), ("AUDIO/WAV", .audio),
         ("audio/mpeg", .audio), ("image/png", .image), ("video/mp4", .video), ("application/x-embedding", .embedding),

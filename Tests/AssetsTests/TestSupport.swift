@@ -30,8 +30,10 @@ enum Mounts {
         return true
     }()
 
-    /// In CI the mount-based tests must run: a machine that cannot mount fails them.
+    /// In CI, and under `scripts/test` (which sets `REPARTO_TEST_REQUIRE_ALL=1`), the mount-based
+    /// tests must run: a machine that cannot mount fails them instead of skipping them.
     static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+        || ProcessInfo.processInfo.environment["REPARTO_TEST_REQUIRE_ALL"] == "1"
 
     @discardableResult
     static func run(_ args: [String]) -> Bool {

@@ -3,7 +3,7 @@ import Operations
 import Testing
 
 /// deploy/compose.yaml: the one-host deployment.
-@Suite struct ComposeTests {
+@Suite(.timeLimit(.minutes(2))) struct ComposeTests {
     let compose: YAMLValue
     let services: [String: YAMLValue]
 

@@ -3,7 +3,7 @@ import Operations
 import Testing
 
 /// Checks across every file of deploy/: variables, images, secrets.
-@Suite struct ConsistencyTests {
+@Suite(.timeLimit(.minutes(2))) struct ConsistencyTests {
     /// Every deploy/ file as text (the local secrets/ directory excluded).
     static func deployFiles() throws -> [(path: String, text: String)] {
         try Deploy.files(under: "deploy").map { ($0, try Deploy.text($0)) }

@@ -5,7 +5,7 @@ import Testing
 
 /// deploy/docker/Dockerfile: one image for every role, and a runtime stage that has every
 /// shared library the built `reparto` binary links.
-@Suite struct DockerImageTests {
+@Suite(.timeLimit(.minutes(2))) struct DockerImageTests {
     let dockerfile: Dockerfile
 
     init() throws {

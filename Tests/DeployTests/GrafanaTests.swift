@@ -3,7 +3,7 @@ import Testing
 
 /// deploy/grafana/reparto-dashboard.json: queries only metrics the code emits and views and
 /// columns the migrations create.
-@Suite struct GrafanaTests {
+@Suite(.timeLimit(.minutes(2))) struct GrafanaTests {
     let dashboard: [String: Any]
     let targets: [[String: Any]]
 

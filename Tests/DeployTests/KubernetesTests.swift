@@ -4,7 +4,7 @@ import Testing
 
 /// deploy/kubernetes: parseable, complete objects that reference each other consistently and
 /// use the ports, paths and variables the code defines.
-@Suite struct KubernetesTests {
+@Suite(.timeLimit(.minutes(2))) struct KubernetesTests {
     typealias Object = (file: String, object: YAMLValue)
     let objects: [Object]
 

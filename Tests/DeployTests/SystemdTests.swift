@@ -49,7 +49,7 @@ struct SystemdUnit {
 }
 
 /// deploy/systemd: units that run each role hardened, with passwords as credentials.
-@Suite struct SystemdTests {
+@Suite(.timeLimit(.minutes(2))) struct SystemdTests {
     static let units = ["reparto-worker@.service", "reparto-coordinator.service",
                         "reparto-dashboard.service", "reparto-migrate.service"]
 

@@ -51,7 +51,19 @@ struct ClusterTests {
     @Test func retriesWithBackoffThenDeadLetters() async throws {
         let cluster = try await TestCluster.make()
         let amqp = cluster.amqp
-        let before = try await onOwnThread { try Self.deadLetterCount(amqp) }
+        // Every attempt's failure as committed: the retry delay is `run_after - now()` of the
+        // failing transaction, and each claim's time comes after the run_after before it.
+        try await cluster.postgres.withConnection { connection in
+            try connection.execute("""
+                CREATE TABLE test_transitions (job_id uuid, state text, attempts int, at timestamptz, run_after timestamptz);
+                CREATE FUNCTION test_log_transition() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN INSERT INTO test_transitions VALUES (NEW.id, NEW.state, NEW.attempts, now(), NEW.run_after);
+                RETURN NEW; END $$;
+                CREATE TRIGGER test_transition AFTER UPDATE ON jobs FOR EACH ROW
+                    WHEN (NEW.state IS DISTINCT FROM OLD.state OR NEW.attempts IS DISTINCT FROM OLD.attempts)
+                    EXECUTE FUNCTION test_log_transition();
+                """)
+        }
         let worker = cluster.startWorker()
         let id = try await cluster.client.enqueue(FailJob(message: "always broken"), options: JobOptions(maxAttempts: 3))
         let permanent = try await cluster.client.enqueue(FailJob(message: "cannot work", permanent: true))
@@ -63,8 +75,34 @@ struct ClusterTests {
         let fast = try await cluster.client.awaitJob(permanent, timeout: 30)
         #expect(fast.state == .dead)
         #expect(fast.attempts == 1)
-        // Both messages were rejected into the dead-letter queue (dead-lettering is asynchronous in the broker).
-        try await cluster.wait(for: "dead letters") { try await onOwnThread { try Self.deadLetterCount(amqp) } >= before + 2 }
+
+        // FailJob's policy (BuiltinJobs: base 0.05 s, multiplier 2, jitter 0.5): after failure n
+        // the ceiling is 0.05·2^(n-1) and the delay lies in [ceiling/2, ceiling], so after the
+        // first failure 25–50 ms and after the second 50–100 ms (1 ms slack for rounding).
+        let failures = try await cluster.postgres.query("""
+            SELECT attempts, extract(epoch FROM run_after - at)::float8 AS delay FROM test_transitions
+            WHERE job_id = $1 AND state = 'failed' ORDER BY attempts
+            """, [id])
+        #expect(failures.map { $0.int("attempts") } == [1, 2])
+        let delays = failures.compactMap { $0.string("delay").flatMap(Double.init) }
+        #expect(delays.count == 2)
+        for (n, delay) in delays.enumerated() {
+            let ceiling = 0.05 * pow(2, Double(n))
+            #expect(delay >= ceiling / 2 - 0.001 && delay <= ceiling + 0.001, "retry delay \(n + 1) was \(delay) s")
+        }
+        // No retry ran before its delay was over.
+        #expect(try await cluster.count("""
+            SELECT count(*) AS n FROM test_transitions f JOIN test_transitions r
+              ON r.job_id = f.job_id AND f.state = 'failed' AND r.state = 'running' AND r.attempts = f.attempts + 1
+            WHERE f.job_id = $1 AND r.at >= f.run_after
+            """, [id]) == 2)
+
+        // Both messages were rejected into the dead-letter queue (dead-lettering is asynchronous in
+        // the broker). The queue is shared by every namespace, so look for this test's own messages.
+        let wanted: Set<String> = [id.uuidString.lowercased(), permanent.uuidString.lowercased()]
+        try await cluster.wait(for: "this test's dead letters") {
+            try await onOwnThread { try Self.deadLetters(amqp, among: wanted) } == wanted
+        }
         try await worker.stop()
         await cluster.shutdown()
     }
@@ -149,11 +187,13 @@ struct ClusterTests {
         let cluster = try await TestCluster.make()
         try await cluster.installSuccessLog()
         let coordinator = cluster.startCoordinator()
-        let victim = try RepartoProcess.start(["worker", "--heartbeat", "0.3", "--concurrency", "8", "--prefetch", "32"],
+        let victim = try RepartoProcess.start(TestCluster.workerArguments(["--concurrency", "8", "--prefetch", "32"]),
                                               environment: cluster.processEnvironment())
         let ids = try await cluster.client.enqueue((0..<300).map { _ in try JobRequest(SleepJob(seconds: 0.02)) })
-        try await cluster.wait(for: "the victim to finish some jobs") {
-            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") >= 30
+        try await cluster.wait(for: "the victim to finish some jobs and hold others") {
+            let succeeded = try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'")
+            let running = try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'running'")
+            return succeeded >= 30 && running >= 1
         }
         kill(victim.processIdentifier, SIGKILL)
         await RepartoProcess.waitForExit(victim)
@@ -163,6 +203,10 @@ struct ClusterTests {
         }
         #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
         #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
+        // The kill interrupted claimed jobs (there were running ones when it came), which were
+        // rescued and ran a second attempt: without this, a kill between jobs would also pass.
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE attempts >= 2") >= 1,
+                "no job ran a second attempt: the SIGKILL interrupted nothing")
         try await survivor.stop()
         try await coordinator.stop()
         await cluster.shutdown()
@@ -171,17 +215,31 @@ struct ClusterTests {
     @Test func sigtermDrainsAndExitsCleanly() async throws {
         let cluster = try await TestCluster.make()
         try await cluster.installSuccessLog()
-        let worker = try RepartoProcess.start(["worker", "--heartbeat", "0.3", "--concurrency", "4", "--drain-timeout", "10"],
+        let worker = try RepartoProcess.start(TestCluster.workerArguments(["--concurrency", "4", "--drain-timeout", "10"]),
                                               environment: cluster.processEnvironment())
         let ids = try await cluster.client.enqueue((0..<12).map { _ in try JobRequest(SleepJob(seconds: 0.5)) })
         try await cluster.wait(for: "jobs to start") {
             try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'running'") >= 1
         }
+        // The jobs the worker holds when SIGTERM comes (0.5 s each, so still running at the kill
+        // below, and a drain of 10 s is ample for them).
+        let inFlight = try await cluster.postgres.query("SELECT id, worker_id FROM jobs WHERE state = 'running'")
+        let inFlightIDs = inFlight.compactMap { $0.string("id") }
+        let drainer = try #require(Set(inFlight.compactMap { $0.string("worker_id") }).first)
+        #expect(Set(inFlight.compactMap { $0.string("worker_id") }).count == 1, "only the subprocess runs jobs")
         kill(worker.processIdentifier, SIGTERM)
         await RepartoProcess.waitForExit(worker)
         #expect(worker.terminationStatus == 0)
         #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'running'") == 0)
         #expect(try await cluster.count("SELECT count(*) AS n FROM workers WHERE stopped_at IS NOT NULL") == 1)
+        // Draining means the worker finished what it had started, itself, on the first attempt:
+        // a worker that requeued everything and exited at once would leave these queued.
+        #expect(try await cluster.count("""
+            SELECT count(*) AS n FROM jobs
+            WHERE id = ANY($1::uuid[]) AND state = 'succeeded' AND worker_id = $2 AND attempts = 1
+            """, [inFlightIDs, drainer]) == inFlightIDs.count)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM workers WHERE id = $1 AND stopped_at IS NOT NULL",
+                                        [drainer]) == 1)
         let next = cluster.startWorker()
         try await cluster.wait(for: "the rest to finish") {
             try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
@@ -215,10 +273,19 @@ struct ClusterTests {
         return try Migrator.migrate(migrations, on: connection).count
     }
 
-    static func deadLetterCount(_ amqp: AMQPConfiguration) throws -> Int {
+    /// Which of `wanted` (message ids, i.e. job ids) are in `reparto.dead`. Reads without
+    /// acknowledging: closing the connection returns every message, so other namespaces' dead
+    /// letters stay where they are.
+    @available(*, noasync)
+    static func deadLetters(_ amqp: AMQPConfiguration, among wanted: Set<String>) throws -> Set<String> {
         let connection = try AMQPConnection.connect(amqp)
         defer { connection.close() }
         try JobTopology.declareBase(on: connection)
-        return try connection.messageCount(JobTopology.deadQueue)
+        _ = try connection.consume(queue: JobTopology.deadQueue)
+        var found = Set<String>()
+        while found != wanted, let delivery = try connection.nextDelivery(timeout: 1) {
+            if let id = delivery.messageID, wanted.contains(id) { found.insert(id) }
+        }
+        return found
     }
 }

@@ -39,7 +39,7 @@ struct OpsEndpointsTests {
         environment["REPARTO_METRICS_PORT"] = "0"
         environment["REPARTO_LOG_FORMAT"] = "json"
 
-        let worker = try CapturedProcess(["worker", "--concurrency", "4", "--heartbeat", "0.5", "--metrics-host", "127.0.0.1"],
+        let worker = try CapturedProcess(TestCluster.workerArguments(["--concurrency", "4", "--metrics-host", "127.0.0.1"]),
                                          environment: environment)
         let port = try await worker.waitForLine("the metrics server to listen") { listeningPort($0, message: "metrics server listening") }
         let base = "http://127.0.0.1:\(port)"
@@ -100,7 +100,7 @@ struct OpsEndpointsTests {
         var broken = cluster.amqp
         broken.port = 1
         let worker = Worker(amqp: broken, postgres: cluster.postgres, registry: .withBuiltins(),
-                            settings: WorkerSettings(queues: ["default"], heartbeatInterval: 0.3, drainTimeout: 1,
+                            settings: WorkerSettings(queues: ["default"], heartbeatInterval: Double(TestCluster.heartbeatSeconds), drainTimeout: 1,
                                                      runsRelay: false, namespace: cluster.name),
                             logger: cluster.logger)
         let running = RunningService(worker, logger: cluster.logger)

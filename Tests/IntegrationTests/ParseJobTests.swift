@@ -82,6 +82,17 @@ struct ParseJobTests {
         let expected = try ScreenplayReader.read(bytes, fileName: "scripts/lighthouse.fountain")
         #expect(Set(expected.elements.map(\.chapterIndex)) == [0, 1], "two chapters: before and from `## Act Two`")
         #expect(expected.elements.contains { $0.dual == true })
+        // The job's contract is to store what ScreenplayReader reads (the parsers are checked
+        // against hand-worked values in ScreenplayTests), so the reader is the right oracle for the
+        // rows below. Worked out by hand, so both cannot be wrong together: 12 elements (2 section
+        // headings, 2 scene headings, 1 action, 3 cues, 3 dialogue lines, 1 centered), scene
+        // number 1, KEEPER's V.O., and four title-page keys.
+        #expect(expected.elements.map(\.type) == [.sectionHeading, .sceneHeading, .action, .character, .dialogue,
+                                                    .sectionHeading, .sceneHeading, .character, .dialogue,
+                                                    .character, .dialogue, .centered])
+        #expect(expected.elements[1].sceneNumber == "1")
+        #expect(expected.elements[3].name == "KEEPER" && expected.elements[3].extension == "V.O.")
+        #expect(expected.titlePage.map(\.key) == ["Title", "Credit", "Author", "Contact"])
 
         let first = try await cluster.client.enqueue(ParseJob(sourcePath: "scripts/lighthouse.fountain"))
         let record = try await cluster.client.awaitJob(first, timeout: 60)
@@ -132,8 +143,23 @@ struct ParseJobTests {
         let fixture = try Fixture(files: ["a.fountain": bytes, "b.fountain": bytes])
         defer { fixture.remove() }
         let cluster = try await TestCluster.make()
-        let worker = cluster.startWorker(registry: fixture.registry)
+        // The store runs in each job's completion transaction, and one worker commits its
+        // completions one batch at a time: only two workers can race. Each takes one job at a
+        // time; a lock on `documents` holds both completion transactions at their INSERT until
+        // both are seen waiting, so the two stores provably overlap.
+        let lock = TableLockHolder(cluster.postgresConfiguration, table: "documents")
+        defer { lock.release() }  // also when the test fails early (a second signal is harmless)
+        try await cluster.wait(for: "the documents lock") {
+            try await cluster.count(Self.documentsLocks + " AND granted AND mode = 'AccessExclusiveLock'") == 1
+        }
+        let workers = [cluster.startWorker(registry: fixture.registry, concurrency: 1, prefetch: 1),
+                       cluster.startWorker(registry: fixture.registry, concurrency: 1, prefetch: 1)]
         let ids = try await cluster.client.enqueue((0..<8).map { try JobRequest(ParseJob(sourcePath: $0 % 2 == 0 ? "a.fountain" : "b.fountain")) })
+        try await cluster.wait(for: "two completion transactions waiting to store the document") {
+            try await cluster.count(Self.documentsLocks.replacingOccurrences(of: "count(*)", with: "count(DISTINCT pid)")
+                                    + " AND NOT granted") >= 2
+        }
+        lock.release()
         var results: [ParseJobResult] = []
         for id in ids {
             let record = try await cluster.client.awaitJob(id, timeout: 60)
@@ -146,9 +172,39 @@ struct ParseJobTests {
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM documents") == 1)
         let expected = try ScreenplayReader.read(bytes, fileName: "a.fountain")
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM document_elements") == expected.elements.count)
+        #expect(lock.failure == nil)
+        for worker in workers { try await worker.stop() }
+        await cluster.shutdown()
+    }
+
+    /// A Markdown treatment through the parse job (FDX has its own test below): detected by its
+    /// extension and stored with the elements worked out by hand (docs/screenplay-format.md,
+    /// Markdown: `#` is a level-1 section, a paragraph is action, `---` a page break).
+    @Test func markdownInputIsParsedAndStored() async throws {
+        let bytes = Array("# The Lighthouse\n\nA keeper counts the flashes.\n\n---\n\nThe lamp goes out.\n".utf8)
+        let fixture = try Fixture(files: ["notes/treatment.md": bytes])
+        defer { fixture.remove() }
+        let cluster = try await TestCluster.make()
+        let worker = cluster.startWorker(registry: fixture.registry)
+        let record = try await cluster.client.awaitJob(
+            try await cluster.client.enqueue(ParseJob(sourcePath: "notes/treatment.md")), timeout: 60)
+        #expect(record.state == .succeeded, "\(record.lastError ?? "")")
+        let result = try #require(try record.decodeResult(ParseJobResult.self))
+        #expect(result.format == "markdown")
+        #expect(result.elementCount == 4)
+        let stored = try await Self.storedElements(cluster, document: result.documentID)
+        #expect(stored.map { "\($0.type.rawValue)\($0.level.map(String.init) ?? ""):\($0.text)" } == [
+            "sectionHeading1:The Lighthouse", "action:A keeper counts the flashes.", "pageBreak:", "action:The lamp goes out.",
+        ])
         try await worker.stop()
         await cluster.shutdown()
     }
+
+    /// Locks on this database's `documents` table (`pg_locks` spans every database).
+    static let documentsLocks = """
+        SELECT count(*)::int AS n FROM pg_locks
+        WHERE relation = 'documents'::regclass AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
 
     @Test func badInputDiesWithItsReasonAndStoresNothing() async throws {
         var garbage: [UInt8] = [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00]
@@ -243,4 +299,31 @@ struct ParseJobTests {
         try await worker.stop()
         await cluster.shutdown()
     }
+}
+
+/// Holds `LOCK TABLE … IN ACCESS EXCLUSIVE MODE` in an open transaction on a connection and thread
+/// of its own until ``release()``; then rolls back and closes.
+///
+/// `@unchecked Sendable`: the connection never leaves its thread; `failure` is guarded by `lock`.
+final class TableLockHolder: @unchecked Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var _failure: String?
+    var failure: String? { lock.withLock { _failure } }
+
+    init(_ configuration: PostgresConfiguration, table: String) {
+        Thread { [self] in
+            do {
+                let connection = try PostgresConnection.connect(configuration)
+                defer { connection.close() }
+                try connection.execute("BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
+                gate.wait()  // a semaphore on this test-owned thread, never in async code
+                try connection.execute("ROLLBACK")
+            } catch {
+                lock.withLock { _failure = "\(error)" }
+            }
+        }.start()
+    }
+
+    func release() { gate.signal() }
 }

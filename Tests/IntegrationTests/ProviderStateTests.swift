@@ -62,7 +62,9 @@ struct ProviderStateTests {
         let dead = try await cluster.client.awaitJob(id, timeout: 60)
         #expect(dead.state == .dead)
         #expect(dead.attempts == 1)
-        #expect(dead.lastError == "generate: item 0: " + SpeechError.providerDisabled("espeak-ng").description)
+        // The message a user reads, written out (not rebuilt from the error's own description).
+        #expect(dead.lastError == "generate: item 0: voice provider 'espeak-ng' is disabled by an operator "
+                + "(reparto voices providers enable espeak-ng)")
         #expect(Self.wavFiles(under: root).isEmpty)
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content") == 0)
 
@@ -76,6 +78,46 @@ struct ProviderStateTests {
         #expect(Self.wavFiles(under: root).count == 2)
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content WHERE job_id = $1", [id]) == 2)
 
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
+    /// README: `reparto voices providers disable ID` makes `generate` refuse that provider's items
+    /// within 5 s — with the worker's default memo lifetime, on a worker that had just used the
+    /// provider. Checked on the database's own clock, not the test's: no generate job that started
+    /// 5 s or more after the flag changed succeeded (plus 1 s: the memo's 5 s count from the end of
+    /// the read of the flags, and a read that began just before the change can end a little after
+    /// it on a loaded machine), and the refusal did come.
+    @Test func aDisabledProviderIsRefusedWithinFiveSeconds() async throws {
+        let cluster = try await TestCluster.make()
+        let root = try GenerateJobTests.temporaryRoot()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let registry = JobRegistry()
+        let generator = GenerateJob.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, postgres: cluster.postgres))
+        let worker = cluster.startWorker(registry: registry)
+        try await generator.providersRecorded()
+        func generate(_ n: Int) async throws -> JobRecord {
+            let id = try await cluster.client.enqueue(GenerateJob(items: [GenerateJob.Item(text: "Line \(n).", voice: "en", provider: "espeak-ng")]))
+            return try await cluster.client.awaitJob(id, timeout: 60)
+        }
+        #expect(try await generate(0).state == .succeeded, "the worker has the provider's flag in memory")
+
+        let disabled = try await RepartoProcess.run(["voices", "providers", "disable", "espeak-ng"],
+                                                    environment: try cluster.processEnvironment())
+        #expect(disabled.status == 0, "\(disabled.stderr)")
+        let disabledAt = try #require(try await cluster.postgres.query(
+            "SELECT updated_at::text AS t FROM voice_providers WHERE id = 'espeak-ng' AND NOT enabled").first?.string("t"))
+        var refused: JobRecord?
+        for n in 1...600 where refused == nil {
+            let record = try await generate(n)
+            if record.state == .dead { refused = record }
+        }
+        let dead = try #require(refused, "the disabled provider was never refused")
+        #expect(dead.lastError?.contains("disabled by an operator") == true, "\(dead.lastError ?? "")")
+        #expect(try await cluster.count("""
+            SELECT count(*) AS n FROM jobs
+            WHERE kind = 'generate' AND state = 'succeeded' AND started_at >= $1::timestamptz + interval '6 seconds'
+            """, [disabledAt]) == 0, "a job started 5 s after the disable still used the provider")
         try await worker.stop()
         await cluster.shutdown()
     }
@@ -166,7 +208,7 @@ struct ProviderStateTests {
 }
 
 /// Pure logic: no servers.
-@Suite("expiring memo")
+@Suite("expiring memo", .timeLimit(.minutes(2)))
 struct ExpiringMemoTests {
     @Test func aValueIsFreshForItsLifetimeOnly() {
         let start = ContinuousClock.now

@@ -102,7 +102,7 @@ struct TableReadFailureTests {
         await run.shutdown()
     }
 
-    @Test(.enabled(if: Tmpfs.available || Tmpfs.required, "needs root and mount(8) for a small tmpfs (required when CI=true)"))
+    @Test(.enabled(if: Tmpfs.available || Tmpfs.required, "needs root and mount(8) for a small tmpfs (required when CI=true or REPARTO_TEST_REQUIRE_ALL=1)"))
     func aFullAssetVolumeFailsJobsClearlyAndLeavesNoHalfWrittenFiles() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-full-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -151,7 +151,7 @@ struct TableReadFailureTests {
 
     // MARK: helpers
 
-    static let workerArguments = ["worker", "--concurrency", "2", "--prefetch", "4", "--heartbeat", "0.3"]
+    static let workerArguments = TestCluster.workerArguments(["--concurrency", "2", "--prefetch", "4"])
 
     /// A script of `lines` dialogue lines across three characters and four scenes. Every tenth
     /// line is "Say that again." (so some lines share audio); line `holdAt` says HOLD.
@@ -370,10 +370,12 @@ final class ChildList: Sendable {
     var all: [Child] { children.withLock { $0 } }
 }
 
-/// Small tmpfs mounts for a full asset volume (root and mount(8) only). Under CI (`CI=true`) the
-/// test that needs one runs anyway, and fails when mounting is impossible.
+/// Small tmpfs mounts for a full asset volume (root and mount(8) only). Under CI (`CI=true`) and
+/// `scripts/test` (`REPARTO_TEST_REQUIRE_ALL=1`) the test that needs one runs anyway, and fails
+/// when mounting is impossible.
 enum Tmpfs {
     static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+        || ProcessInfo.processInfo.environment["REPARTO_TEST_REQUIRE_ALL"] == "1"
 
     static let available: Bool = {
         guard getuid() == 0 else { return false }

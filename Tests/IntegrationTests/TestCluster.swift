@@ -60,11 +60,19 @@ final class TestCluster: Sendable {
         }
     }
 
-    /// An in-process worker. Heartbeats every second (stale after 3 s): the test process runs many
-    /// suites at once on two cores, and shorter intervals let a late heartbeat pass for a dead
-    /// worker. Tests of rescue after a kill run `reparto worker --heartbeat 0.3` as a process.
+    /// The heartbeat interval of every test worker, in-process or `reparto worker` subprocess:
+    /// one second (stale after 3 s). The test process runs many suites at once on two cores, and
+    /// shorter intervals (0.3 s was used once) let a late heartbeat pass for a dead worker.
+    static let heartbeatSeconds = 1
+
+    /// Arguments that start a `reparto worker` subprocess with the tested heartbeat interval.
+    static func workerArguments(_ extra: [String]) -> [String] {
+        ["worker", "--heartbeat", "\(heartbeatSeconds)"] + extra
+    }
+
+    /// An in-process worker, heartbeating every `heartbeatSeconds`.
     func startWorker(registry: JobRegistry = .withBuiltins(), concurrency: Int = 8, prefetch: Int = 64,
-                     heartbeat: Double = 1, drainTimeout: Double = 5) -> RunningService {
+                     heartbeat: Double = Double(TestCluster.heartbeatSeconds), drainTimeout: Double = 5) -> RunningService {
         let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
                             settings: WorkerSettings(queues: registry.queues, concurrency: concurrency, prefetch: prefetch,
                                                      heartbeatInterval: heartbeat, drainTimeout: drainTimeout, namespace: name),
@@ -160,15 +168,23 @@ enum RepartoProcess {
     }
 
     /// Runs to completion and captures both streams.
-    static func run(_ arguments: [String], environment: [String: String]) async throws -> Output {
+    /// `stdin`, when given, is written to the process's standard input, which is then closed.
+    static func run(_ arguments: [String], environment: [String: String], stdin: Data? = nil) async throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if stdin != nil { process.standardInput = input }
         try process.run()
+        if let stdin {
+            _ = try await onOwnThread {
+                try input.fileHandleForWriting.write(contentsOf: stdin)
+                try input.fileHandleForWriting.close()
+            }
+        }
         // Blocking reads on threads of their own: a detached task is still on the cooperative pool
         // (two threads on two cores), and blocking it for a whole `reparto run` starved every
         // in-process worker's heartbeat in the test process (false rescues in other tests).

@@ -11,7 +11,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite struct RetryPolicyTests {
+@Suite(.timeLimit(.minutes(2))) struct RetryPolicyTests {
     @Test func withoutJitterTheDelayDoublesUpToTheMaximum() {
         let policy = RetryPolicy(base: 1, multiplier: 2, maximum: 10, jitter: 0)
         var generator = SeededGenerator(state: 1)
@@ -45,7 +45,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite struct JobModelTests {
+@Suite(.timeLimit(.minutes(2))) struct JobModelTests {
     @Test func finalStates() {
         #expect(JobState.allCases.filter(\.isFinal) == [.succeeded, .dead, .cancelled])
     }
@@ -100,7 +100,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite struct BatcherTests {
+@Suite(.timeLimit(.minutes(2))) struct BatcherTests {
     @Test func everyItemIsFlushedOnceAndBatchesRespectTheLimit() async {
         let seen = Collector()
         let batcher = Batcher<Int>(maxBatch: 7) { batch in await seen.add(batch) }

@@ -4,7 +4,7 @@ import Operations
 import Synchronization
 import Testing
 
-@Suite("JSON log format")
+@Suite("JSON log format", .timeLimit(.minutes(2)))
 struct JSONLogHandlerTests {
     /// Collects the lines a handler writes.
     final class Lines: Sendable {

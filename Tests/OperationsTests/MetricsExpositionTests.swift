@@ -4,7 +4,7 @@ import Metrics
 import Operations
 import Testing
 
-@Suite("Prometheus metrics exposition")
+@Suite("Prometheus metrics exposition", .timeLimit(.minutes(2)))
 struct MetricsExpositionTests {
     init() { RepartoMetrics.bootstrap() }
 

@@ -2,7 +2,7 @@ import Foundation
 import Operations
 import Testing
 
-@Suite("Passwords from files (Docker and Kubernetes secrets)")
+@Suite("Passwords from files (Docker and Kubernetes secrets)", .timeLimit(.minutes(2)))
 struct SecretValueTests {
     private func temporaryFile(_ contents: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-secret-\(UUID().uuidString)").path

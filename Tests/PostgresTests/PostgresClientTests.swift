@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite struct PostgresClientTests {
+@Suite(.timeLimit(.minutes(2))) struct PostgresClientTests {
     @Test func poolRunsQueriesAndShutsDown() async throws {
         let client = PostgresClient(configuration: try TestDatabase.configuration())
         let result = try await client.query("SELECT $1::text || '!' AS greeting, $2::uuid AS id", ["hello", UUID?.none])
@@ -129,8 +129,10 @@ import Testing
         var startedIterator = started.makeAsyncIterator()
         _ = await startedIterator.next()
         let waiter = Task { try await client.query("SELECT 1") }
-        // Let the waiter enqueue; whichever order, it must fail with .closed, never run.
+        // Shut down only once the waiter is in the pool's queue: that is the path under test.
+        try await waitUntil("the waiter to queue") { client.waitingCount == 1 }
         await client.shutdown()
+        #expect(client.waitingCount == 0)
         do {
             _ = try await waiter.value
             Issue.record("a waiter ran after shutdown")
@@ -169,12 +171,27 @@ import Testing
         var iterator = started.makeAsyncIterator()
         _ = await iterator.next()
         let waiter = Task { try await client.query("SELECT 1") }
+        // Cancel once the waiter is queued (a task cancelled before it asks never reaches the queue).
+        try await waitUntil("the waiter to queue") { client.waitingCount == 1 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(client.waitingCount == 0, "the cancelled waiter left the queue")
         gate.signal()
         #expect(try await holder.value == 1)
         // The pool still works afterwards.
         #expect(try await client.query("SELECT 2 AS two")[0].int("two") == 2)
         await client.shutdown()
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds; fails after 30 s.
+func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting for \(what)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(10))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite struct PostgresConfigurationTests {
+@Suite(.timeLimit(.minutes(2))) struct PostgresConfigurationTests {
     @Test func parsesAFullURLWithPercentEncoding() throws {
         let configuration = try PostgresConfiguration(
             url: "postgresql://job%20user:p%40ss%3Aw%2Ford@db.example.com:6543/my%2Fdb?application_name=reparto+worker%21&connect_timeout=3&sslmode=disable"

@@ -21,7 +21,7 @@ struct Payload: Codable, Equatable {
     var count: Int
 }
 
-@Suite struct PostgresConnectionTests {
+@Suite(.timeLimit(.minutes(2))) struct PostgresConnectionTests {
     @Test func connectsAndQueriesWithParameters() async throws {
         try await onThread {
             // The blocking work runs on the test helper's own queue, not the cooperative pool.

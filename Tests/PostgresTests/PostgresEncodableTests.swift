@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Encoding rules that need no server.
-@Suite struct PostgresEncodableTests {
+@Suite(.timeLimit(.minutes(2))) struct PostgresEncodableTests {
     @Test func arrayLiteralsQuoteAndEscape() {
         let values: [String?] = ["a", "b\"c", "d\\e", nil, "", "NULL", "{x,y}"]
         #expect(values.postgresText == #"{"a","b\"c","d\\e",NULL,"","NULL","{x,y}"}"#)

@@ -1,11 +1,14 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Postgres
 import Testing
 
 /// Reconnect tests kill the listener's own backend with pg_terminate_backend (equivalent for the
 /// client to a server restart, without disturbing other suites sharing the server).
-@Suite(.serialized) struct PostgresListenerTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct PostgresListenerTests {
     @Test func deliversNotificationsAndReconnectsAfterItsBackendIsKilled() async throws {
         let applicationName = uniqueName("listener")
         let channelA = uniqueName("jobs")
@@ -60,18 +63,69 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
-    @Test func keepsRetryingWhileTheServerIsUnreachableAndStopsPromptly() async {
+    /// The "server" accepts each connection and closes it at once, so every connection attempt
+    /// fails and is counted: a listener that gave up after the first failure would stop at one.
+    @Test func keepsRetryingWhileTheServerIsUnreachableAndStopsPromptly() async throws {
+        let server = try HangUpServer()
+        defer { server.stop() }
         let listener = PostgresListener(
-            configuration: PostgresConfiguration(host: "127.0.0.1", port: 1, user: "nobody", database: "none", connectTimeout: 2),
+            configuration: PostgresConfiguration(host: "127.0.0.1", port: server.port, user: "nobody", database: "none", connectTimeout: 2),
             channels: ["x"],
             logger: Logger(label: "test.listener")
         )
         let inbox = NotificationInbox()
         let collector = inbox.collect(listener.notifications)
         listener.start()
-        #expect(await inbox.next(within: 0.5) { _ in true } == nil)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while server.accepted < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(server.accepted >= 3, "connection attempts: \(server.accepted)")
+        #expect(await inbox.next(within: 0.1) { _ in true } == nil, "no connection was ever made")
         listener.stop()
         #expect(await inbox.waitUntilFinished(within: 1))
         await collector.value
+    }
+}
+
+/// A TCP server on 127.0.0.1 that accepts every connection and closes it at once, counting them.
+///
+/// `@unchecked Sendable`: `count` is guarded by `lock`; the descriptor is immutable after `init`.
+final class HangUpServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var count = 0
+
+    var accepted: Int { lock.withLock { count } }
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        listener = fd
+        Thread { [self] in
+            while true {
+                let conn = accept(fd, nil, nil)
+                if conn < 0 { if errno == EINTR { continue } else { return } }
+                lock.withLock { count += 1 }
+                close(conn)
+            }
+        }.start()
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
     }
 }

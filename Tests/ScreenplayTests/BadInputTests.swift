@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Screenplay
 
-@Suite("Bad input")
+@Suite("Bad input", .timeLimit(.minutes(2)))
 struct BadInputTests {
     func read(_ bytes: [UInt8], _ name: String? = nil, maxBytes: Int = ParseOptions.defaultMaxBytes) throws -> ScreenplayDocument {
         try ScreenplayReader.read(bytes, fileName: name, options: ParseOptions(maxBytes: maxBytes))

@@ -1,7 +1,7 @@
 import Testing
 @testable import Screenplay
 
-@Suite("Emphasis")
+@Suite("Emphasis", .timeLimit(.minutes(2)))
 struct EmphasisTests {
     @Test(arguments: [
         ("*italic*", "italic"), ("**bold**", "bold"), ("***both***", "both"), ("_under_", "under"),

@@ -1,7 +1,7 @@
 import Testing
 @testable import Screenplay
 
-@Suite("Final Draft FDX")
+@Suite("Final Draft FDX", .timeLimit(.minutes(2)))
 struct FDXTests {
     func fdx(_ content: String, titlePage: String = "") -> String {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<FinalDraft DocumentType=\"Script\" Version=\"5\"><Content>\(content)</Content>\(titlePage)</FinalDraft>"

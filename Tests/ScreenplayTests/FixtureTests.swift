@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Screenplay
 
-@Suite("Whole-script fixtures")
+@Suite("Whole-script fixtures", .timeLimit(.minutes(2)))
 struct FixtureTests {
     @Test func fountainFixtureTitlePage() throws {
         let doc = try ScreenplayReader.read(try fixture("night-ferry.fountain"), fileName: "night-ferry.fountain")

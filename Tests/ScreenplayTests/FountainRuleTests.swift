@@ -1,7 +1,7 @@
 import Testing
 @testable import Screenplay
 
-@Suite("Fountain rules")
+@Suite("Fountain rules", .timeLimit(.minutes(2)))
 struct FountainRuleTests {
     // MARK: Scene headings
     @Test(arguments: ["INT. HOUSE - DAY", "EXT. ROAD", "EST. CITY", "INT./EXT. CAR", "INT/EXT CAR", "I/E CAR",

@@ -1,7 +1,7 @@
 import Testing
 @testable import Screenplay
 
-@Suite("Markdown")
+@Suite("Markdown", .timeLimit(.minutes(2)))
 struct MarkdownTests {
     func md(_ text: String) -> [String] {
         MarkdownParser().parse(text).elements.map { e in

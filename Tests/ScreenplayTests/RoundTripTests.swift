@@ -1,7 +1,7 @@
 import Testing
 @testable import Screenplay
 
-@Suite("Writers round-trip")
+@Suite("Writers round-trip", .timeLimit(.minutes(2)))
 struct RoundTripTests {
     static let fixtures = ["night-ferry.fountain", "night-ferry.fdx", "treatment.md"]
 
@@ -63,7 +63,7 @@ struct RoundTripTests {
     }
 }
 
-@Suite("Writer edge cases")
+@Suite("Writer edge cases", .timeLimit(.minutes(2)))
 struct WriterEdgeCaseTests {
     static let tricky = ScreenplayDocument(format: .fountain, titlePage: [TitlePageEntry(key: "Title", values: ["A & <B>"])], elements: [
         Element(type: .pageBreak, text: ""),

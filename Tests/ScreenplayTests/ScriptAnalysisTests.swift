@@ -1,7 +1,7 @@
 @testable import Screenplay
 import Testing
 
-@Suite("script analysis")
+@Suite("script analysis", .timeLimit(.minutes(2)))
 struct ScriptAnalysisTests {
     static func analyse(_ fountain: String) throws -> ScriptAnalysis {
         ScriptAnalysis(document: try ScreenplayReader.read(Array(fountain.utf8), fileName: "t.fountain"))
@@ -64,6 +64,32 @@ struct ScriptAnalysisTests {
         #expect(oneFullPage.estimatedSeconds == oneFullPage.pageCount * 60)
         let broken = try Self.analyse("INT. X - DAY\n\n===\n\nINT. Y - DAY")
         #expect(broken.pageCount == 57.0 / 55.0, "2 lines, the break fills to 55, then 2 more")
+    }
+
+    /// The numbers above are worked out by hand from the trade convention the model follows
+    /// (Courier 12 pt, 55 printed lines to a page, a page a minute), so they restate that
+    /// convention. These properties hold for any line model and catch a wrong one independently.
+    @Test func pageCountsAreAdditiveAndPageBreaksEndOnWholePages() throws {
+        let sceneA = "INT. A - DAY\n\nShe waits by the door, counting the seconds until the bell.\n\nBOB\nAre you coming?"
+        let sceneB = "EXT. B - NIGHT\n\nRain.\n\nALICE\n(quietly)\nNo."
+        let a = try Self.analyse(sceneA)
+        let b = try Self.analyse(sceneB)
+        let both = try Self.analyse(sceneA + "\n\n" + sceneB)
+        #expect(abs(both.pageCount - (a.pageCount + b.pageCount)) < 1e-9, "scenes add up")
+        #expect(abs(both.estimatedSeconds - (a.estimatedSeconds + b.estimatedSeconds)) < 1e-9)
+        #expect(both.scenes.count == 2)
+        // Ten copies of a scene take ten times its pages.
+        let ten = try Self.analyse(Array(repeating: sceneA, count: 10).joined(separator: "\n\n"))
+        #expect(abs(ten.pageCount - 10 * a.pageCount) < 1e-9)
+        // A page break ends the page: what follows starts on a whole page, whatever came before.
+        for copies in 1...3 {
+            let before = try Self.analyse(Array(repeating: sceneA, count: copies).joined(separator: "\n\n"))
+            let after = try Self.analyse(Array(repeating: sceneA, count: copies).joined(separator: "\n\n") + "\n\n===\n\n" + sceneB)
+            #expect(abs(after.pageCount - (before.pageCount.rounded(.up) + b.pageCount)) < 1e-9)
+        }
+        // Longer text never takes fewer pages.
+        let longer = try Self.analyse(sceneA + " And then some more words that need another printed line.")
+        #expect(longer.pageCount > a.pageCount)
     }
 
     @Test func wrappingCountsWordsThatDoNotFit() {

@@ -3,7 +3,7 @@ import Screenplay
 import Testing
 @testable import Speech
 
-@Suite struct CastingTests {
+@Suite(.timeLimit(.minutes(2))) struct CastingTests {
     static let voices = (0..<20).map { Voice(id: String(format: "v%02d", $0), name: "V\($0)", languages: ["en"], provider: "mock") }
     static let characters = ["ISOLDE", "TRISTAN", "MARKE", "BRANGÄNE", "MELOT"]
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Speech
 
-@Suite struct EspeakProviderTests {
+@Suite(.timeLimit(.minutes(2))) struct EspeakProviderTests {
     let provider = EspeakProvider()
 
     @Test func listsVoicesAndVariantsAsEspeakReportsThem() async throws {
@@ -37,10 +37,17 @@ import Testing
         #expect(try PCMAudio(wav: fast.data).duration < PCMAudio(wav: normal.data).duration)
     }
 
+    /// Only the process engine has a command line to inject into (the library engine hands the
+    /// text to `espeak_Synth`), so this runs `espeak-ng` as a process. If the text were parsed as
+    /// options, `-w PATH` would write the audio to PATH and stdout would carry no WAV.
     @Test func textThatLooksLikeOptionsIsSpokenNotParsed() async throws {
-        let audio = try await provider.synthesize(text: "--help -w /tmp/evil.wav", voice: "en", language: nil, options: .standard)
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("evil-\(UUID().uuidString).wav").path
+        let process = EspeakProvider(engine: .process)
+        #expect(process.engine == .process)
+        let audio = try await process.synthesize(text: "--help -w \(target)", voice: "en", language: nil, options: .standard)
         #expect(try PCMAudio(wav: audio.data).duration > 0.3)
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/evil.wav"))
+        #expect(!FileManager.default.fileExists(atPath: target))
+        try? FileManager.default.removeItem(atPath: target)
     }
 
     @Test(arguments: ["klingon", "-w/tmp/x", "en-us+nosuchvariant", ""])
@@ -137,7 +144,7 @@ import Testing
     }
 }
 
-@Suite struct ProcessRunnerTests {
+@Suite(.timeLimit(.minutes(2))) struct ProcessRunnerTests {
     static func openDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
@@ -170,7 +177,7 @@ import Testing
     }
 }
 
-@Suite struct ProcessRunnerIsolationTests {
+@Suite(.timeLimit(.minutes(2))) struct ProcessRunnerIsolationTests {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
     func childSeesOnlyStandardDescriptors() async throws {
         // Open an extra descriptor in this process; the child must not inherit it.

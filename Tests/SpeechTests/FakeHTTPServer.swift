@@ -23,9 +23,15 @@ final class FakeHTTPServer: @unchecked Sendable {
         case respond(status: Int, headers: [(String, String)], body: Data)
         /// Headers announce `declaredLength` bytes but only `body` is sent before the connection closes.
         case truncated(status: Int, headers: [(String, String)], declaredLength: Int, body: Data)
-        /// Never answer; wait until the client gives up and closes the connection.
+        /// A complete response with `Transfer-Encoding: chunked` (no Content-Length) in pieces of
+        /// `chunkSize` bytes, the way a streaming endpoint such as OpenAI's speech API sends audio.
+        case chunked(status: Int, headers: [(String, String)], body: Data, chunkSize: Int)
+        /// Never answer; wait until the client gives up and closes the connection, at most `hangLimit` s.
         case hang
     }
+
+    /// The longest a `.hang` reply holds its connection open, in seconds.
+    static let hangLimit = 30
 
     let port: Int
     private let listener: Int32
@@ -86,9 +92,23 @@ final class FakeHTTPServer: @unchecked Sendable {
             send(conn, head(status, headers + [("Content-Length", "\(body.count)")]) + body)
         case .truncated(let status, let headers, let declared, let body):
             send(conn, head(status, headers + [("Content-Length", "\(declared)")]) + body)
+        case .chunked(let status, let headers, let body, let chunkSize):
+            send(conn, head(status, headers + [("Transfer-Encoding", "chunked")]))
+            var offset = body.startIndex
+            while offset < body.endIndex {
+                let piece = body[offset..<min(offset + max(chunkSize, 1), body.endIndex)]
+                send(conn, Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8))
+                offset += piece.count
+            }
+            send(conn, Data("0\r\n\r\n".utf8))
         case .hang:
+            // Wait for the client to give up and close, but never longer than `hangLimit`: a
+            // client without a working timeout then gets a closed connection (and its test a
+            // wrong error) instead of hanging the suite.
+            var limit = timeval(tv_sec: Self.hangLimit, tv_usec: 0)
+            setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             var byte: UInt8 = 0
-            while recv(conn, &byte, 1, 0) > 0 {}  // returns 0 when the client closes
+            while recv(conn, &byte, 1, 0) > 0 {}  // 0 when the client closes, -1 at the limit
         }
     }
 

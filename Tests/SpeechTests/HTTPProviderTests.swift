@@ -3,7 +3,7 @@ import Testing
 @testable import Speech
 
 /// The HTTP providers against a local fake server speaking the documented shapes.
-@Suite struct HTTPProviderTests {
+@Suite(.timeLimit(.minutes(2))) struct HTTPProviderTests {
     static let key = "sk-test-SECRET-123"
 
     func openAI(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> OpenAISpeechProvider {
@@ -34,6 +34,38 @@ import Testing
         #expect(json["input"] as? String == "Hello")
         #expect(json["response_format"] as? String == "wav")
         #expect(json["speed"] as? Double == 1.5)
+    }
+
+    /// OpenAI streams WAV in chunked transfer with RIFF and data sizes of 0xFFFFFFFF; the other
+    /// real-world shapes (espeak-ng's placeholder, LIST/fact chunks, odd padding) go through the
+    /// same path. Whatever arrives, the provider returns a WAV with real sizes and the samples sent.
+    @Test(arguments: RealWorldWAV.all.map(\.name))
+    func openAIReadsRealWorldWAVSentInChunks(_ name: String) async throws {
+        let fixture = try #require(RealWorldWAV.all.first { $0.name == name })
+        let server = try FakeHTTPServer { _ in
+            .chunked(status: 200, headers: [("Content-Type", "audio/wav")], body: fixture.data, chunkSize: 7)
+        }
+        defer { server.stop() }
+        let audio = try await openAI(server).synthesize(text: "Hello", voice: "alloy", language: nil, options: .standard)
+        #expect(audio.duration == 4.0 / Double(fixture.rate))
+        let header = try WAVHeader(parsing: audio.data)
+        #expect(!header.wasStreamingHeader)
+        #expect(header.frameCount == 4)
+        #expect(Int(audio.data.le32(at: 4)) == audio.data.count - 8, "the RIFF size is real")
+        #expect(try PCMAudio(wav: audio.data).samples == RealWorldWAV.expected)
+    }
+
+    /// ElevenLabs streams raw PCM (`output_format=pcm_24000`) in chunked transfer; chunk
+    /// boundaries fall inside samples (7-byte chunks of 2-byte samples) and must not matter.
+    @Test func elevenLabsReadsPCMSentInChunks() async throws {
+        let server = try FakeHTTPServer { _ in
+            .chunked(status: 200, headers: [("Content-Type", "audio/pcm")], body: RealWorldWAV.pcm, chunkSize: 7)
+        }
+        defer { server.stop() }
+        let audio = try await elevenLabs(server).synthesize(text: "Hello", voice: "abc123", language: nil, options: .standard)
+        #expect(audio.duration == 4.0 / 24000)
+        #expect(try PCMAudio(wav: audio.data).samples == RealWorldWAV.expected)
+        #expect(Int(audio.data.le32(at: 4)) == audio.data.count - 8)
     }
 
     @Test func elevenLabsListsVoicesAndWrapsPCM() async throws {
@@ -73,6 +105,107 @@ import Testing
         }
         await #expect(throws: SpeechError.unknownVoice("../v1/voices", provider: "elevenlabs")) {
             try await provider.synthesize(text: "Hello", voice: "../v1/voices", language: nil, options: .standard)
+        }
+    }
+
+    /// `GET /v1/voices` as ElevenLabs documents it: every voice carries many more fields than we
+    /// read (samples, fine_tuning, settings, sharing null or nested), labels are free-form strings,
+    /// and `verified_languages` lists language, model, accent and locale. Written for this test
+    /// from the API reference's field list, with made-up ids.
+    @Test func elevenLabsDocumentedVoiceListing() async throws {
+        let listing = """
+        {
+          "voices": [
+            {
+              "voice_id": "vT0aaaaaaaaaaaaaaaa1", "name": "Alma", "samples": null, "category": "premade",
+              "fine_tuning": {"is_allowed_to_fine_tune": true, "state": {}, "verification_failures": [],
+                              "verification_attempts_count": 0, "manual_verification_requested": false},
+              "labels": {"accent": "british", "description": "warm", "age": "middle-aged", "gender": "female",
+                         "use_case": "narration"},
+              "description": null, "preview_url": "https://example.invalid/alma.mp3", "available_for_tiers": [],
+              "settings": null, "sharing": null, "high_quality_base_model_ids": ["eleven_multilingual_v2"],
+              "verified_languages": [
+                {"language": "en", "model_id": "eleven_multilingual_v2", "accent": "british", "locale": "en-GB",
+                 "preview_url": null},
+                {"language": "de", "model_id": "eleven_multilingual_v2", "accent": "standard", "locale": "de-DE",
+                 "preview_url": null}
+              ],
+              "is_owner": false, "is_legacy": false, "is_mixed": false, "created_at_unix": null
+            },
+            {
+              "voice_id": "vT0bbbbbbbbbbbbbbbb2", "name": "Bruno", "samples": null, "category": "cloned",
+              "fine_tuning": null, "labels": {"gender": "male", "age": "old"}, "description": "gravel",
+              "preview_url": null, "available_for_tiers": [], "settings": null, "sharing": null,
+              "high_quality_base_model_ids": [],
+              "verified_languages": [
+                {"language": "it", "model_id": "eleven_multilingual_v2", "accent": "standard", "locale": "it-IT",
+                 "preview_url": null}
+              ]
+            },
+            {
+              "voice_id": "vT0cccccccccccccccc3", "name": "Cato", "category": "generated", "labels": {},
+              "verified_languages": []
+            }
+          ],
+          "has_more": false, "total_count": 3, "next_page_token": null
+        }
+        """
+        let server = try FakeHTTPServer { _ in
+            .respond(status: 200, headers: [("Content-Type", "application/json")], body: Data(listing.utf8))
+        }
+        defer { server.stop() }
+        let provider = elevenLabs(server)
+        let all = try await provider.voices(language: nil)
+        #expect(all.map(\.id) == ["vT0aaaaaaaaaaaaaaaa1", "vT0bbbbbbbbbbbbbbbb2", "vT0cccccccccccccccc3"])
+        #expect(all.map(\.name) == ["Alma", "Bruno", "Cato"])
+        #expect(all.map(\.gender) == ["female", "male", nil])
+        #expect(all[0].languages == ["en", "de"])
+        // Cato declares no language, so it is offered for every one.
+        #expect(try await provider.voices(language: "de").map(\.id) == ["vT0aaaaaaaaaaaaaaaa1", "vT0cccccccccccccccc3"])
+        #expect(try await provider.voices(language: "it-IT").map(\.id) == ["vT0bbbbbbbbbbbbbbbb2", "vT0cccccccccccccccc3"])
+    }
+
+    /// Error bodies in the shapes the two services document: OpenAI's
+    /// `{"error": {"message", "type", "param", "code"}}`; ElevenLabs' `{"detail": {"status", "message"}}`
+    /// and, for a request that fails validation (HTTP 422), `{"detail": [{"loc", "msg", "type"}]}`.
+    @Test func documentedErrorBodiesAreTyped() async throws {
+        let openAIBodies: [(Int, String, SpeechError)] = [
+            (401, #"{"error": {"message": "Incorrect API key provided: sk-test-SECRET-123.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}"#,
+             .unauthorized(provider: "openai", status: 401)),
+            (400, #"{"error": {"message": "Input should be 'alloy', 'ash' or 'nova'", "type": "invalid_request_error", "param": "voice", "code": null}}"#,
+             .rejected(provider: "openai", status: 400, message: "Input should be 'alloy', 'ash' or 'nova'")),
+            (429, #"{"error": {"message": "Rate limit reached for requests", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}"#,
+             .rateLimited(provider: "openai", retryAfter: 20)),
+            (500, #"{"error": {"message": "The server had an error while processing your request.", "type": "server_error", "param": null, "code": null}}"#,
+             .serverError(provider: "openai", status: 500)),
+        ]
+        for (status, body, expected) in openAIBodies {
+            let server = try FakeHTTPServer { _ in
+                .respond(status: status, headers: [("Content-Type", "application/json"), ("Retry-After", "20")], body: Data(body.utf8))
+            }
+            defer { server.stop() }
+            await #expect(throws: expected) {
+                try await openAI(server).synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
+            }
+        }
+        let elevenLabsBodies: [(Int, String, SpeechError)] = [
+            (401, #"{"detail": {"status": "invalid_api_key", "message": "Invalid API key"}}"#,
+             .unauthorized(provider: "elevenlabs", status: 401)),
+            (400, #"{"detail": {"status": "max_character_limit_exceeded", "message": "Text is too long for this model."}}"#,
+             .rejected(provider: "elevenlabs", status: 400, message: "Text is too long for this model.")),
+            (422, #"{"detail": [{"loc": ["body", "text"], "msg": "Field required", "type": "missing"}]}"#,
+             .rejected(provider: "elevenlabs", status: 422, message: "Field required")),
+            (404, #"{"detail": {"status": "voice_not_found", "message": "A voice with that voice_id was not found."}}"#,
+             .unknownVoice("abc123", provider: "elevenlabs")),
+        ]
+        for (status, body, expected) in elevenLabsBodies {
+            let server = try FakeHTTPServer { _ in
+                .respond(status: status, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
+            }
+            defer { server.stop() }
+            await #expect(throws: expected) {
+                try await elevenLabs(server).synthesize(text: "Hi", voice: "abc123", language: nil, options: .standard)
+            }
         }
     }
 
@@ -168,9 +301,16 @@ import Testing
             return Self.audioReply(Data("<html><body>proxy error</body></html>".utf8), type: "application/octet-stream")
         }
         defer { server.stop() }
+        // A JSON body with status 200 and text with an audio content type are both invalid audio
+        // from openai, not retryable (the same request would get the same answer).
         for voice in ["alloy", "nova"] {
-            await #expect(throws: SpeechError.self) {
-                try await openAI(server).synthesize(text: "Hi", voice: voice, language: nil, options: .standard)
+            do {
+                _ = try await openAI(server).synthesize(text: "Hi", voice: voice, language: nil, options: .standard)
+                Issue.record("expected an error for voice \(voice)")
+            } catch let error as SpeechError {
+                guard case .invalidAudio(let provider, _) = error else { Issue.record("got \(error)"); continue }
+                #expect(provider == "openai")
+                #expect(!error.isRetryable)
             }
         }
         do {

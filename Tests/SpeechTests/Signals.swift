@@ -34,3 +34,81 @@ enum Signals {
         return d
     }
 }
+
+/// WAV files in the shapes real writers produce, built byte by byte (sizes worked out by hand in
+/// the comments). Every fixture carries the same four 16-bit samples, 24 kHz mono unless noted:
+/// 0, 16384, -16384, 32767 → 0, 0.5, -0.5, 32767/32768.
+enum RealWorldWAV {
+    static let samples: [Int16] = [0, 16384, -16384, 32767]
+    static let expected: [Float] = [0, 0.5, -0.5, 32767.0 / 32768.0]
+
+    static var pcm: Data {
+        var d = Data()
+        for s in samples { d.appendLE16(UInt16(bitPattern: s)) }
+        return d
+    }
+
+    /// A chunk: id, declared size (the body's length unless given), body, and the pad byte RIFF
+    /// requires after an odd-sized body.
+    static func chunk(_ id: String, _ body: Data, declaredSize: UInt32? = nil) -> Data {
+        var d = Data(id.utf8)
+        d.appendLE32(declaredSize ?? UInt32(body.count))
+        d.append(body)
+        if body.count % 2 == 1 { d.append(0) }
+        return d
+    }
+
+    /// `fmt ` body for PCM or IEEE float; `extraSize` appends cbSize (18-byte fmt, as sox writes).
+    static func fmt(tag: UInt16 = 1, rate: UInt32 = 24000, bits: UInt16 = 16, extraSize: Bool = false) -> Data {
+        var d = Data()
+        d.appendLE16(tag); d.appendLE16(1); d.appendLE32(rate)
+        d.appendLE32(rate * UInt32(bits / 8)); d.appendLE16(bits / 8); d.appendLE16(bits)
+        if extraSize { d.appendLE16(0) }
+        return d
+    }
+
+    static func riff(size: UInt32?, _ chunks: [Data]) -> Data {
+        let body = chunks.reduce(Data("WAVE".utf8), +)
+        var d = Data("RIFF".utf8)
+        d.appendLE32(size ?? UInt32(body.count))
+        return d + body
+    }
+
+    /// OpenAI's `/v1/audio/speech` with `response_format: wav` streams the file, so it cannot know
+    /// the sizes up front: RIFF and data sizes are both 0xFFFFFFFF.
+    static var openAIStreamed: Data {
+        riff(size: 0xFFFF_FFFF, [chunk("fmt ", fmt()), chunk("data", pcm, declaredSize: 0xFFFF_FFFF)])
+    }
+
+    /// `espeak-ng --stdout` (checked with espeak-ng 1.51 here): RIFF size 0x7FFFF024 and data size
+    /// 0x7FFFF000, 22050 Hz.
+    static var espeakStdout: Data {
+        riff(size: 0x7FFF_F024, [chunk("fmt ", fmt(rate: 22050)), chunk("data", pcm, declaredSize: 0x7FFF_F000)])
+    }
+
+    /// A LIST/INFO chunk before the data, as ffmpeg writes (ISFT "Lavf59.27.100" + NUL = 14 bytes),
+    /// and an odd-sized one (ICMT "hello", 5 bytes, so 4 + 8 + 5 = 17 and a pad byte), then a
+    /// LIST after the data that must not be read as samples.
+    static var listChunksAndOddPadding: Data {
+        let isft = chunk("ISFT", Data("Lavf59.27.100\0".utf8))
+        let icmt = chunk("ICMT", Data("hello".utf8))
+        let odd = Data("INFO".utf8) + Data("ICMT".utf8) + Data([5, 0, 0, 0]) + Data("hello".utf8)  // 17 bytes
+        precondition(odd.count == 17)
+        return riff(size: nil, [chunk("fmt ", fmt()), chunk("LIST", Data("INFO".utf8) + isft), chunk("LIST", odd),
+                                chunk("data", pcm), chunk("LIST", Data("INFO".utf8) + icmt)])
+    }
+
+    /// sox writing 32-bit float: an 18-byte fmt (cbSize 0) and a `fact` chunk with the frame count.
+    static var soxFloatWithFact: Data {
+        var floats = Data()
+        for v in expected { floats.appendLE32(v.bitPattern) }
+        var fact = Data(); fact.appendLE32(UInt32(expected.count))
+        return riff(size: nil, [chunk("fmt ", fmt(tag: 3, rate: 8000, bits: 32, extraSize: true)), chunk("fact", fact),
+                                chunk("data", floats)])
+    }
+
+    static let all: [(name: String, data: Data, rate: Int)] = [
+        ("OpenAI streamed", openAIStreamed, 24000), ("espeak-ng --stdout", espeakStdout, 22050),
+        ("LIST chunks and odd padding", listChunksAndOddPadding, 24000), ("sox float with fact", soxFloatWithFact, 8000),
+    ]
+}

@@ -2,7 +2,7 @@ import Screenplay
 import Testing
 @testable import Speech
 
-@Suite struct SpeakableRulesTests {
+@Suite(.timeLimit(.minutes(2))) struct SpeakableRulesTests {
     static let elements: [Element] = [
         Element(type: .sectionHeading, text: "Act One", chapterIndex: 1, orderIndex: 1, level: 2),
         Element(type: .sceneHeading, text: "INT. KITCHEN - NIGHT", chapterIndex: 1, orderIndex: 2, sceneNumber: "1"),

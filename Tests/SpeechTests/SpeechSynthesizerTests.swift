@@ -26,7 +26,7 @@ struct ToneProvider: VoiceProvider {
     }
 }
 
-@Suite struct SpeechSynthesizerTests {
+@Suite(.timeLimit(.minutes(2))) struct SpeechSynthesizerTests {
     func synthesizer(maximumLength: Int = 1000) -> SpeechSynthesizer {
         var registry = VoiceProviderRegistry(defaultProviderID: "tone")
         registry.register(ToneProvider())
@@ -71,7 +71,7 @@ struct ToneProvider: VoiceProvider {
     }
 }
 
-@Suite struct SpeechContentKeyTests {
+@Suite(.timeLimit(.minutes(2))) struct SpeechContentKeyTests {
     @Test func keyChangesWithEveryInput() {
         let base = ContentKey.speech(provider: "espeak-ng", voice: "en", language: "en", options: .standard, text: "Hi.")
         #expect(base == ContentKey.speech(provider: "espeak-ng", voice: "en", language: "en", options: .standard, text: "Hi."))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Speech
 
-@Suite struct WAVTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVTests {
     @Test func sineRoundTripDurationAndLevels() throws {
         let sine = Signals.sine(amplitude: 0.5, seconds: 1, sampleRate: 16000)
         let wav = sine.wavData()
@@ -79,6 +79,32 @@ import Testing
         #expect(!fixedHeader.wasStreamingHeader)
         #expect(try WAVHeader(parsing: fixed).dataLength == 4410)
         #expect(fixed.count == 44 + 4410)
+    }
+
+    /// The shapes real writers produce (``RealWorldWAV``): streaming placeholder sizes, LIST and
+    /// fact chunks, odd-sized chunks with their pad byte, a chunk after the data.
+    @Test(arguments: RealWorldWAV.all.map(\.name))
+    func readsRealWorldShapes(_ name: String) throws {
+        let fixture = try #require(RealWorldWAV.all.first { $0.name == name })
+        let header = try WAVHeader(parsing: fixture.data)
+        #expect(header.format.sampleRate == fixture.rate)
+        #expect(header.frameCount == 4, "the four samples, not the placeholder size or a trailing chunk")
+        #expect(header.wasStreamingHeader == (name == "OpenAI streamed" || name == "espeak-ng --stdout"))
+        #expect(try PCMAudio(wav: fixture.data).samples == RealWorldWAV.expected)
+        let levels = try AudioLevels(wav: fixture.data)
+        #expect(levels.duration == 4.0 / Double(fixture.rate))
+
+        // Normalized: real sizes. RIFF size = file length - 8; a plain 44-byte header for PCM
+        // 16-bit holds 8 sample bytes at offset 44, with the data size (8) at offset 40.
+        let (fixed, fixedHeader) = try WAVWriter.normalized(fixture.data)
+        #expect(!fixedHeader.wasStreamingHeader)
+        #expect(Int(fixed.le32(at: 4)) == fixed.count - 8)
+        #expect(try PCMAudio(wav: fixed).samples == RealWorldWAV.expected)
+        if header.format.bitsPerSample == 16 {
+            #expect(fixed.count == 44 + 8)
+            #expect(fixed.le32(at: 40) == 8)
+            #expect(fixed.suffix(8) == RealWorldWAV.pcm)
+        }
     }
 
     @Test func concatenationWithPausesAndResampling() throws {
