@@ -144,4 +144,40 @@ struct ConfigurationCLITests {
         #expect(output.status == 0, "stderr: \(output.stderr)")
         #expect(!output.stdout.contains(password) && !output.stderr.contains(password))
     }
+
+    /// The bug of issue #10: `Kinds.registry` built the pipeline's providers from the process
+    /// environment only. A worker whose keys are only in `.reparto/env` records its speech
+    /// providers as configured in `voice_providers`.
+    @Test func aWorkersProvidersGetKeysFromDotRepartoEnv() async throws {
+        let cluster = try await TestCluster.make()
+        let directory = try WorkingDirectory()
+        let keyFile = try directory.write(Self.key + "\n", to: "elevenlabs.key")
+        try directory.write("OPENAI_API_KEY=\(Self.key)\nELEVENLABS_API_KEY_FILE=\(keyFile)\n", to: ".reparto/env")
+        var environment = try cluster.processEnvironment().filter { name, _ in
+            !name.hasPrefix("OPENAI_") && !name.hasPrefix("ELEVENLABS_")
+        }
+        environment["REPARTO_ASSETS"] = directory.url.appendingPathComponent("assets").path
+        let worker = Process()
+        worker.executableURL = RepartoProcess.executable
+        worker.arguments = ["worker", "--queues", "generate", "--concurrency", "1", "--heartbeat", "0.5"]
+        worker.environment = environment
+        worker.currentDirectoryURL = directory.url
+        worker.standardOutput = FileHandle.nullDevice
+        worker.standardError = FileHandle.nullDevice
+        try worker.run()
+        do {
+            try await cluster.wait(for: "the worker to record its providers") {
+                try await cluster.count("SELECT count(*) AS n FROM voice_providers WHERE id IN ('openai', 'elevenlabs') AND configured") == 2
+            }
+        } catch {
+            worker.terminate()
+            await RepartoProcess.waitForExit(worker)
+            await cluster.shutdown()
+            throw error
+        }
+        worker.terminate()
+        await RepartoProcess.waitForExit(worker)
+        await cluster.shutdown()
+        #expect(worker.terminationStatus == 0)
+    }
 }
