@@ -35,6 +35,11 @@ let package = Package(
         // MARK: owned threads, blocking work, wake signals, backoff
         .target(name: "Threading", swiftSettings: swiftSettings),
 
+        // MARK: configuration: flags > environment > env file; secrets as value or _FILE
+        // (not named "Configuration": apple/swift-configuration, which hummingbird and
+        // async-http-client depend on, already has a module of that name)
+        .target(name: "RepartoConfiguration", swiftSettings: swiftSettings),
+
         // MARK: wrappers
         .target(name: "AMQP", dependencies: [
             "CRabbitMQ", "Threading",
@@ -61,7 +66,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
-            "CEspeakNG", "Assets", "Screenplay", "Threading",
+            "CEspeakNG", "Assets", "Screenplay", "Threading", "RepartoConfiguration",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
@@ -87,7 +92,7 @@ let package = Package(
 
         // MARK: the CLI
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets", "Pipeline", "Operations",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets", "Pipeline", "Operations", "RepartoConfiguration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -98,15 +103,18 @@ let package = Package(
         .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
 
         // MARK: tests
-        .target(name: "RepartoTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
+        .target(name: "RepartoTestSupport", dependencies: ["RepartoConfiguration"], path: "Tests/Support", swiftSettings: swiftSettings),
+        .testTarget(name: "RepartoConfigurationTests", dependencies: [
+            "RepartoConfiguration", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay"], swiftSettings: swiftSettings),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "Operations", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),

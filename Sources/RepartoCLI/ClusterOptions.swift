@@ -5,14 +5,15 @@ import Jobs
 import Logging
 import Operations
 import Postgres
+import RepartoConfiguration
 
-/// Where the cluster is: RabbitMQ and PostgreSQL URLs, from flags, the environment, or an env file.
+/// Where the cluster is and how commands are configured: flags, else the environment, else the
+/// env file (``configuration``, one ``ConfigurationValues`` view that every component reads).
 ///
 /// Passwords never travel on the command line: a URL given as a flag must not contain one; it
-/// comes from `REPARTO_AMQP_PASSWORD` / `REPARTO_DATABASE_PASSWORD`, from the file that
-/// `REPARTO_AMQP_PASSWORD_FILE` / `REPARTO_DATABASE_PASSWORD_FILE` names (Docker and Kubernetes
-/// secrets), from the URL in the environment, or from the env file (`.reparto/env`, written by
-/// `scripts/services up`).
+/// comes from `REPARTO_AMQP_PASSWORD` / `REPARTO_DATABASE_PASSWORD` or the file their `_FILE`
+/// form names (Docker and Kubernetes secrets; both set is an error), from the URL in the
+/// environment, or from the env file (`.reparto/env`, written by `scripts/services up`).
 struct ClusterOptions: ParsableArguments {
     @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).")
     var amqpURL: String?
@@ -26,7 +27,10 @@ struct ClusterOptions: ParsableArguments {
     @Option(name: .long, help: "Queue namespace, so several clusters can share a broker (default: $REPARTO_NAMESPACE or none).")
     var namespace: String?
 
-    var resolvedNamespace: String { namespace ?? environment["REPARTO_NAMESPACE"] ?? "" }
+    /// The namespace from `--namespace`, `REPARTO_NAMESPACE` (environment or env file), or none.
+    var resolvedNamespace: String {
+        get throws { try configuration[Self.namespaceVariable] ?? "" }
+    }
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
@@ -37,7 +41,7 @@ struct ClusterOptions: ParsableArguments {
     /// The log format from `--log-format`, `REPARTO_LOG_FORMAT`, or text.
     var resolvedLogFormat: LogFormat {
         get throws {
-            let name = logFormat ?? environment[OperationsEndpoints.logFormatVariable] ?? LogFormat.text.rawValue
+            let name = try configuration[OperationsEndpoints.logFormatVariable] ?? LogFormat.text.rawValue
             guard let format = LogFormat(rawValue: name) else {
                 throw CLIError("unknown log format '\(name)' (use text or json)")
             }
@@ -46,12 +50,15 @@ struct ClusterOptions: ParsableArguments {
     }
 
     func validate() throws {
-        for (flag, value) in [("--amqp-url", amqpURL), ("--database-url", databaseURL)] {
-            if let value, let components = URLComponents(string: value), components.password != nil {
-                throw ValidationError("\(flag) must not contain a password: set it in REPARTO_AMQP_PASSWORD / REPARTO_DATABASE_PASSWORD or the env file")
-            }
+        do {
+            try ConfigurationValues.refusePassword(inURL: amqpURL, flag: "--amqp-url", passwordVariable: Self.amqpPasswordVariable)
+            try ConfigurationValues.refusePassword(inURL: databaseURL, flag: "--database-url", passwordVariable: Self.databasePasswordVariable)
+        } catch {
+            throw ValidationError(error.description)
         }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown log level '\(logLevel)'") }
+        // An env file that cannot be read is reported by run() as one line, without the usage.
+        guard (try? configuration) != nil else { return }
         do {
             _ = try resolvedLogFormat
         } catch {
@@ -59,32 +66,45 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
-    var environment: EnvironmentValues { EnvironmentValues(envFile: envFile) }
+    static let amqpURLVariable = "REPARTO_AMQP_URL"
+    static let databaseURLVariable = "REPARTO_DATABASE_URL"
+    static let amqpPasswordVariable = "REPARTO_AMQP_PASSWORD"
+    static let databasePasswordVariable = "REPARTO_DATABASE_PASSWORD"
+    static let namespaceVariable = "REPARTO_NAMESPACE"
+
+    /// The merged view every command reads: these flags (as the variables they stand for), else
+    /// the process environment, else `--env-file` (which must be readable) or `.reparto/env`.
+    var configuration: ConfigurationValues {
+        get throws {
+            try ConfigurationValues.load(flags: [
+                Self.amqpURLVariable: amqpURL,
+                Self.databaseURLVariable: databaseURL,
+                Self.namespaceVariable: namespace,
+                OperationsEndpoints.logFormatVariable: logFormat,
+            ], envFile: envFile)
+        }
+    }
 
     func amqpConfiguration() throws -> AMQPConfiguration {
-        let env = environment
-        guard let url = amqpURL ?? env["REPARTO_AMQP_URL"] else {
+        let env = try configuration
+        guard let url = env[Self.amqpURLVariable] else {
             throw CLIError("REPARTO_AMQP_URL is not set (run scripts/services up, or pass --amqp-url)")
         }
         var configuration = try AMQPConfiguration(url: url)
-        if let password = try SecretValue.resolve(variable: "REPARTO_AMQP_PASSWORD",
-                                                  fileVariable: OperationsEndpoints.amqpPasswordFileVariable,
-                                                  lookup: { env[$0] }) {
-            configuration.password = password
+        if let password = try env.secret(Self.amqpPasswordVariable) {
+            configuration.password = password.value
         }
         return configuration
     }
 
     func postgresConfiguration(applicationName: String = "reparto") throws -> PostgresConfiguration {
-        let env = environment
-        guard let url = databaseURL ?? env["REPARTO_DATABASE_URL"] else {
+        let env = try configuration
+        guard let url = env[Self.databaseURLVariable] else {
             throw CLIError("REPARTO_DATABASE_URL is not set (run scripts/services up, or pass --database-url)")
         }
         var configuration = try PostgresConfiguration(url: url)
-        if let password = try SecretValue.resolve(variable: "REPARTO_DATABASE_PASSWORD",
-                                                  fileVariable: OperationsEndpoints.databasePasswordFileVariable,
-                                                  lookup: { env[$0] }) {
-            configuration.password = password
+        if let password = try env.secret(Self.databasePasswordVariable) {
+            configuration.password = password.value
         }
         configuration.applicationName = applicationName
         return configuration
@@ -94,15 +114,13 @@ struct ClusterOptions: ParsableArguments {
     /// `reparto_dashboard` role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the
     /// cluster's database as ``postgresConfiguration(applicationName:)`` resolves it.
     func dashboardPostgresConfiguration() throws -> PostgresConfiguration {
-        let env = environment
+        let env = try configuration
         guard let url = env[OperationsEndpoints.dashboardDatabaseURLVariable] else {
             return try postgresConfiguration(applicationName: "reparto-dashboard")
         }
         var configuration = try PostgresConfiguration(url: url)
-        if let password = try SecretValue.resolve(variable: OperationsEndpoints.dashboardDatabasePasswordVariable,
-                                                  fileVariable: OperationsEndpoints.dashboardDatabasePasswordFileVariable,
-                                                  lookup: { env[$0] }) {
-            configuration.password = password
+        if let password = try env.secret(OperationsEndpoints.dashboardDatabasePasswordVariable) {
+            configuration.password = password.value
         }
         configuration.applicationName = "reparto-dashboard"
         return configuration
@@ -142,28 +160,6 @@ struct ClusterOptions: ParsableArguments {
             throw error
         }
         return client
-    }
-}
-
-/// Environment variables, with an env file as fallback.
-struct EnvironmentValues {
-    private let file: [String: String]
-
-    init(envFile: String?) {
-        let path = envFile ?? ".reparto/env"
-        var values: [String: String] = [:]
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-                guard let eq = line.firstIndex(of: "=") else { continue }
-                values[String(line[..<eq]).trimmingCharacters(in: .whitespaces)] = String(line[line.index(after: eq)...])
-            }
-        }
-        file = values
-    }
-
-    subscript(name: String) -> String? {
-        if let value = ProcessInfo.processInfo.environment[name], !value.isEmpty { return value }
-        return file[name]
     }
 }
 

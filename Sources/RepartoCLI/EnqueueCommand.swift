@@ -45,7 +45,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let registry = Kinds.registry()
+        let registry = Kinds.registry(configuration: try cluster.configuration)
         if list {
             for definition in registry.definitions { print("\(definition.kind)\tqueue=\(definition.queue)\ttimeout=\(definition.timeout)s") }
             return

@@ -2,24 +2,41 @@ import Foundation
 import Jobs
 import Pipeline
 import Postgres
+import RepartoConfiguration
 import Speech
 
 /// The job kinds and production plans this build of `reparto` knows.
 enum Kinds {
     /// The registry of every kind; `postgres` is the pool handlers that read the database use
     /// (a worker passes its own; commands that only validate parameters pass none).
-    static func registry(environment: EnvironmentValues = EnvironmentValues(envFile: nil),
+    /// - Parameter configuration: the merged view (flags > environment > env file) the kinds'
+    ///   components read: the speech providers' API keys, the espeak-ng engine, the asset volume.
+    static func registry(configuration: ConfigurationValues,
                          postgres: PostgresClient? = nil, assetsRoot root: URL? = nil,
                          espeakHelpers: EspeakHelperPool? = nil) -> JobRegistry {
         let registry = JobRegistry.withBuiltins()
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
-            assetsRoot: root ?? assetsRoot(environment), postgres: postgres, espeakHelpers: espeakHelpers))
+            assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
+            postgres: postgres, espeakHelpers: espeakHelpers))
         return registry
     }
 
+    /// Fails with one line when a speech provider's API key is set both ways or its file cannot
+    /// be read, so a worker says so when it starts instead of failing every job of that provider.
+    static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
+        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable] {
+            _ = try configuration.secret(variable)
+        }
+    }
+
     /// The shared asset volume: `REPARTO_ASSETS`, else `.reparto/assets`.
-    static func assetsRoot(_ environment: EnvironmentValues) -> URL {
-        URL(fileURLWithPath: environment["REPARTO_ASSETS"] ?? ".reparto/assets")
+    static func assetsRoot(_ configuration: ConfigurationValues) -> URL {
+        URL(fileURLWithPath: configuration["REPARTO_ASSETS"] ?? ".reparto/assets")
+    }
+
+    /// The migrations: `REPARTO_MIGRATIONS` (from any layer), else where ``Migrator/defaultDirectory()`` finds them.
+    static func migrationsDirectory(_ configuration: ConfigurationValues) -> URL {
+        configuration["REPARTO_MIGRATIONS"].map { URL(fileURLWithPath: $0) } ?? Migrator.defaultDirectory()
     }
 
     static func plans() -> [any ProductionPlan] {

@@ -3,6 +3,7 @@ import Foundation
 import Jobs
 import Logging
 import Postgres
+import RepartoConfiguration
 import ServiceLifecycle
 import Speech
 
@@ -30,14 +31,16 @@ struct LocalCluster {
     /// Runs `body` while the services run, then shuts them down gracefully (also on SIGINT/SIGTERM,
     /// after which `body`'s result is nil).
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T? {
+        let configuration = try cluster.configuration
+        try Kinds.checkProviderSecrets(configuration)
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let cluster = self.cluster, workers = self.workers, concurrency = self.concurrency
         let namespace = self.namespace, logger = self.logger, assetsRoot = self.assetsRoot
         return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
-            let migrations = try Migrator.load(directory: Migrator.defaultDirectory())
+            let migrations = try Migrator.load(directory: Kinds.migrationsDirectory(configuration))
             _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
-            let registry = Kinds.registry(environment: cluster.environment, postgres: postgres, assetsRoot: assetsRoot,
+            let registry = Kinds.registry(configuration: configuration, postgres: postgres, assetsRoot: assetsRoot,
                                           espeakHelpers: Self.espeakHelpers(workers: workers))
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),

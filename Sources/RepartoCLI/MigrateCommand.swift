@@ -14,7 +14,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.migrate")
-        let migrations = try Migrator.load(directory: directory.map { URL(fileURLWithPath: $0) } ?? Migrator.defaultDirectory())
+        let migrations = try Migrator.load(directory: directory.map { URL(fileURLWithPath: $0) } ?? Kinds.migrationsDirectory(try cluster.configuration))
         let applied = try await cluster.withPostgres(maxConnections: 1, requireSchema: false, logger: logger) { postgres in
             try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
         }

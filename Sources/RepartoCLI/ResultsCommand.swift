@@ -19,7 +19,7 @@ struct ResultsCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = cluster.makeLogger("reparto.results")
         guard let production = UUID(uuidString: id) else { throw CLIError("'\(id)' is not a production id") }
-        let assets = Kinds.assetsRoot(cluster.environment)
+        let assets = Kinds.assetsRoot(try cluster.configuration)
         let results = try await cluster.withPostgres(logger: logger) { postgres in
             try await TableReadClient(postgres: postgres, assetsRoot: assets).results(production)
         }

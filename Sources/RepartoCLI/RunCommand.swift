@@ -36,10 +36,10 @@ struct RunCommand: AsyncParsableCommand {
         // Progress goes to stdout; at the default level the services only report problems.
         if cluster.logLevel == "info" { quiet.logLevel = .warning }
         let logger = quiet
-        let options = try tableRead.submissionOptions()
-        let assets = Kinds.assetsRoot(cluster.environment)
+        let options = try tableRead.submissionOptions(configuration: cluster.configuration)
+        let assets = Kinds.assetsRoot(try cluster.configuration)
         let file = self.file, workers = self.workers, timeout = self.timeout
-        var local = LocalCluster(cluster: cluster, workers: workers, namespace: cluster.resolvedNamespace,
+        var local = LocalCluster(cluster: cluster, workers: workers, namespace: try cluster.resolvedNamespace,
                                  assetsRoot: assets, logger: logger)
         local.concurrency = concurrency
         let outcome: TableReadResults?

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RepartoConfiguration
 import Speech
 
 /// `reparto speak "text" [--provider P] [--voice V] [--language L] -o out.wav`: speaks one text
@@ -56,7 +57,9 @@ public struct SpeakCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try checkArguments()
-        let synthesizer = SpeechSynthesizer(registry: .standard())
+        // No cluster flags here: the environment, else .reparto/env (API keys, the espeak-ng engine).
+        let configuration = try ConfigurationValues.load()
+        let synthesizer = SpeechSynthesizer(registry: .standard(environment: configuration.variables))
         let options = SynthesisOptions(speed: speed)
         let provider = try synthesizer.registry.configuredProvider(provider)
         let voiceID: String

@@ -23,8 +23,8 @@ struct SubmitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.submit")
-        let options = try tableRead.submissionOptions()
-        let assets = Kinds.assetsRoot(cluster.environment)
+        let options = try tableRead.submissionOptions(configuration: cluster.configuration)
+        let assets = Kinds.assetsRoot(try cluster.configuration)
         let final = try await cluster.withPostgres(logger: logger) { postgres -> TableReadResults? in
             let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
             let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)

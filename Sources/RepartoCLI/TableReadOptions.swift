@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import Pipeline
+import RepartoConfiguration
 import Speech
 
 /// The options `submit` and `run` share: how the script is cast and read.
@@ -34,7 +35,8 @@ struct TableReadOptions: ParsableArguments {
     var name: String?
 
     /// The submission options, with the cast file and the flags merged (flags win).
-    func submissionOptions() throws -> TableReadClient.Options {
+    /// - Parameter configuration: the merged view the speech providers are configured from.
+    func submissionOptions(configuration: ConfigurationValues) throws -> TableReadClient.Options {
         var overrides = CastOverrides()
         if let cast {
             do { overrides = try CastOverrides.load(from: URL(fileURLWithPath: cast)) } catch {
@@ -50,7 +52,7 @@ struct TableReadOptions: ParsableArguments {
         }
         overrides = overrides.merging(CastOverrides(provider: provider, language: language, narrator: narrator,
                                                     characters: characters))
-        let registry = VoiceProviderRegistry.standard()
+        let registry = VoiceProviderRegistry.standard(environment: configuration.variables)
         do { _ = try registry.provider(overrides.provider) } catch { throw CLIError(error.description) }
         guard (1...100).contains(linesPerJob) else { throw CLIError("--lines-per-job must be between 1 and 100") }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,

@@ -55,9 +55,9 @@ struct VoicesListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let provider = try VoiceProviderRegistry.standard().configuredProvider(provider)
+        let provider = try VoiceProviderRegistry.standard(environment: cluster.configuration.variables).configuredProvider(provider)
         let voices: [Voice]
-        if !noCache, cluster.hasDatabase, let postgres = await connectOrWarn() {
+        if try !noCache && cluster.hasDatabase, let postgres = await connectOrWarn() {
             do {
                 let catalog = VoiceCatalog(postgres: postgres)
                 if refresh {
@@ -121,8 +121,8 @@ struct VoiceProvidersListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let rows: [VoiceProviderState]
-        let registry = VoiceProviderRegistry.standard()
-        if cluster.hasDatabase {
+        let registry = VoiceProviderRegistry.standard(environment: try cluster.configuration.variables)
+        if try cluster.hasDatabase {
             rows = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices")) { postgres in
                 try await VoiceProviderDirectory(postgres: postgres).list()
             }
@@ -172,8 +172,9 @@ struct VoiceProviderDisableCommand: AsyncParsableCommand {
 /// The shared body of `enable` and `disable`.
 enum VoiceProviderSwitch {
     static func set(_ enabled: Bool, id: String, cluster: ClusterOptions) async throws {
+        let registry = VoiceProviderRegistry.standard(environment: try cluster.configuration.variables)
         let state = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices")) { postgres in
-            try await VoiceProviderDirectory(postgres: postgres).setEnabled(enabled, provider: id, registry: .standard())
+            try await VoiceProviderDirectory(postgres: postgres).setEnabled(enabled, provider: id, registry: registry)
         }
         print("\(state.id): \(state.enabled ? "enabled" : "disabled") (running workers see it within 5 s)")
     }
@@ -181,7 +182,9 @@ enum VoiceProviderSwitch {
 
 extension ClusterOptions {
     /// True when a database URL is given by flag, environment or env file.
-    var hasDatabase: Bool { databaseURL != nil || environment["REPARTO_DATABASE_URL"] != nil }
+    var hasDatabase: Bool {
+        get throws { try configuration[Self.databaseURLVariable] != nil }
+    }
 }
 
 private func printJSON<T: Encodable>(_ value: T) throws {

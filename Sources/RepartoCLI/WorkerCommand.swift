@@ -2,6 +2,7 @@ import ArgumentParser
 import Jobs
 import Logging
 import Operations
+import RepartoConfiguration
 import ServiceLifecycle
 
 /// `reparto worker`: consumes and runs jobs until SIGTERM/SIGINT, then drains.
@@ -39,17 +40,19 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.worker")
-        let metricsPort = try metrics.resolvedPort(cluster.environment)
+        let configuration = try cluster.configuration
+        try Kinds.checkProviderSecrets(configuration)
+        let metricsPort = try metrics.resolvedPort(configuration)
         if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 4, logger: logger)
-        let registry = Kinds.registry(environment: cluster.environment, postgres: postgres)
+        let registry = Kinds.registry(configuration: configuration, postgres: postgres)
         let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
         let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
                             settings: WorkerSettings(queues: queueList, concurrency: concurrency, prefetch: prefetch,
                                                      heartbeatInterval: heartbeat, drainTimeout: drainTimeout,
-                                                     runsRelay: !noRelay, namespace: cluster.resolvedNamespace),
+                                                     runsRelay: !noRelay, namespace: try cluster.resolvedNamespace),
                             logger: logger)
         // Services shut down in reverse order: the worker drains first, the metrics server goes last.
         var services = metrics.services(port: metricsPort, health: worker.health, logger: logger)
@@ -72,13 +75,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.coordinator")
-        let metricsPort = try metrics.resolvedPort(cluster.environment)
+        let metricsPort = try metrics.resolvedPort(try cluster.configuration)
         if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
         try await Preflight.checkBroker(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 1, logger: logger)
         let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
-                                      amqp: amqp, namespace: cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)
+                                      amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)
         var services = metrics.services(port: metricsPort, health: coordinator.health, logger: logger)
         if metricsPort != nil {
             // The pool stays open for the sampler of queue lag and outbox backlog.
@@ -107,8 +110,8 @@ struct MetricsOptions: ParsableArguments {
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 0 and 65535") }
     }
 
-    /// The port from the flag or `REPARTO_METRICS_PORT`, or nil for no server.
-    func resolvedPort(_ environment: EnvironmentValues) throws -> Int? {
+    /// The port from the flag or `REPARTO_METRICS_PORT` (environment or env file), or nil for no server.
+    func resolvedPort(_ environment: ConfigurationValues) throws -> Int? {
         if let metricsPort { return metricsPort }
         guard let text = environment[OperationsEndpoints.metricsPortVariable] else { return nil }
         guard let port = Int(text.trimmingCharacters(in: .whitespaces)), (0...65535).contains(port) else {

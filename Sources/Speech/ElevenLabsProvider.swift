@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import RepartoConfiguration
 
 /// ElevenLabs text to speech over HTTP: `GET /v1/voices` and `POST /v1/text-to-speech/{voice_id}`
 /// with the `xi-api-key` header. Audio is requested as raw 16-bit PCM (`output_format=pcm_<rate>`)
@@ -9,8 +10,11 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
     public struct Configuration: Sendable {
         /// `ELEVENLABS_BASE_URL`, default `https://api.elevenlabs.io`.
         public var baseURL: String
-        /// `ELEVENLABS_API_KEY` or the file named by `ELEVENLABS_API_KEY_FILE`.
-        public var apiKey: APIKey?
+        /// `ELEVENLABS_API_KEY` or the file named by `ELEVENLABS_API_KEY_FILE` (``ConfigurationValues/secret(_:)``).
+        public var apiKey: Secret?
+        /// Why the key could not be read (both forms set, an unreadable file): the provider is then
+        /// not configured and says why instead of the usual hint.
+        public var apiKeyProblem: ConfigurationError?
         /// `ELEVENLABS_MODEL`, default `eleven_multilingual_v2`.
         public var model: String
         /// PCM sample rate requested (`pcm_24000` by default).
@@ -20,7 +24,10 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
         /// The HTTP client (default `HTTPClient.shared`).
         public var client: HTTPClient
 
-        public init(baseURL: String = "https://api.elevenlabs.io", apiKey: APIKey?, model: String = "eleven_multilingual_v2",
+        /// The variable holding the API key (or, with `_FILE`, naming the file that does).
+        public static let apiKeyVariable = "ELEVENLABS_API_KEY"
+
+        public init(baseURL: String = "https://api.elevenlabs.io", apiKey: Secret?, model: String = "eleven_multilingual_v2",
                     sampleRate: Int = 24_000, timeout: TimeInterval = 60, client: HTTPClient = .shared) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.apiKey = apiKey
@@ -30,12 +37,20 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
             self.client = client
         }
 
-        /// Reads the variables listed above.
+        /// Reads the variables listed above, the key by the secret rule of ``ConfigurationValues``.
         public init(environment: [String: String]) {
+            var apiKey: Secret?
+            var problem: ConfigurationError?
+            do {
+                apiKey = try ConfigurationValues(environment: environment).secret(Self.apiKeyVariable)
+            } catch {
+                problem = error
+            }
             self.init(baseURL: environment["ELEVENLABS_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.elevenlabs.io",
-                      apiKey: APIKey.resolve("ELEVENLABS_API_KEY", environment: environment),
+                      apiKey: apiKey,
                       model: environment["ELEVENLABS_MODEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "eleven_multilingual_v2",
                       timeout: environment["ELEVENLABS_TIMEOUT"].flatMap(Double.init) ?? 60)
+            apiKeyProblem = problem
         }
     }
 
@@ -46,7 +61,7 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
     public var requiresAPIKey: Bool { true }
     public var isConfigured: Bool { configuration.apiKey != nil }
     public var maxCharactersPerRequest: Int { 5_000 }
-    public var configurationHint: String { "set ELEVENLABS_API_KEY or ELEVENLABS_API_KEY_FILE" }
+    public var configurationHint: String { configuration.apiKeyProblem?.description ?? "set ELEVENLABS_API_KEY or ELEVENLABS_API_KEY_FILE" }
     public let configuration: Configuration
 
     public init(configuration: Configuration) {
@@ -57,7 +72,7 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
         HTTPSpeechTransport(provider: id, client: configuration.client, timeout: configuration.timeout, maxResponseBytes: 256 << 20)
     }
 
-    private func key() throws(SpeechError) -> APIKey {
+    private func key() throws(SpeechError) -> Secret {
         guard let key = configuration.apiKey else { throw .notConfigured(provider: id, hint: configurationHint) }
         return key
     }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import RepartoConfiguration
 
 /// The HTTP round trip shared by the HTTP providers, with every failure mapped to ``SpeechError``.
 struct HTTPSpeechTransport: Sendable {
@@ -19,7 +20,7 @@ struct HTTPSpeechTransport: Sendable {
     let maxResponseBytes: Int
 
     /// Sends the request and returns a 2xx response; throws ``SpeechError`` for anything else.
-    func send(method: String, url: String, headers: [(String, String)], body: Data?, secret: APIKey?) async throws -> Response {
+    func send(method: String, url: String, headers: [(String, String)], body: Data?, secret: Secret?) async throws -> Response {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -58,7 +59,7 @@ struct HTTPSpeechTransport: Sendable {
         return Response(status: status, contentType: response.headers.first(name: "content-type"), body: bytes)
     }
 
-    private func mapTransport(_ error: any Error, secret: APIKey?) -> SpeechError {
+    private func mapTransport(_ error: any Error, secret: Secret?) -> SpeechError {
         if let e = error as? HTTPClientError {
             if e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout { return .timeout(provider: provider) }
             if e == .remoteConnectionClosed { return .truncatedResponse(provider: provider, expected: nil, received: 0) }
@@ -67,7 +68,7 @@ struct HTTPSpeechTransport: Sendable {
     }
 
     /// Maps a non-2xx status to the matching error.
-    static func statusError(provider: String, status: Int, retryAfter: String?, body: Data, secret: APIKey?) -> SpeechError {
+    static func statusError(provider: String, status: Int, retryAfter: String?, body: Data, secret: Secret?) -> SpeechError {
         switch status {
         case 429: return .rateLimited(provider: provider, retryAfter: retryAfter.flatMap(parseRetryAfter))
         case 401, 403: return .unauthorized(provider: provider, status: status)
@@ -91,7 +92,7 @@ struct HTTPSpeechTransport: Sendable {
     /// A short explanation from a JSON error body (`{"error":{"message"}}` or `{"detail":{"message"}}`
     /// or `{"detail":"…"}`, or ElevenLabs' validation errors `{"detail":[{"loc","msg","type"}]}`),
     /// at most 200 characters, with the key redacted.
-    static func providerMessage(_ body: Data, secret: APIKey?) -> String? {
+    static func providerMessage(_ body: Data, secret: Secret?) -> String? {
         guard let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
         var message: String?
         if let error = json["error"] as? [String: Any] { message = error["message"] as? String }
@@ -104,7 +105,7 @@ struct HTTPSpeechTransport: Sendable {
         return message.map { String(redact($0, secret: secret).prefix(200)) }
     }
 
-    static func redact(_ text: String, secret: APIKey?) -> String {
+    static func redact(_ text: String, secret: Secret?) -> String {
         guard let secret, !secret.value.isEmpty else { return text }
         return text.replacingOccurrences(of: secret.value, with: "<redacted>")
     }

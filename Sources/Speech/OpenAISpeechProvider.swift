@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import RepartoConfiguration
 
 /// OpenAI (or any OpenAI-compatible server) text to speech: `POST /v1/audio/speech` with
 /// `model`, `voice`, `input`, `response_format: "wav"` and a Bearer key.
@@ -8,8 +9,11 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
     public struct Configuration: Sendable {
         /// `OPENAI_BASE_URL`, default `https://api.openai.com` (without `/v1`).
         public var baseURL: String
-        /// `OPENAI_API_KEY` or the file named by `OPENAI_API_KEY_FILE`.
-        public var apiKey: APIKey?
+        /// `OPENAI_API_KEY` or the file named by `OPENAI_API_KEY_FILE` (``ConfigurationValues/secret(_:)``).
+        public var apiKey: Secret?
+        /// Why the key could not be read (both forms set, an unreadable file): the provider is then
+        /// not configured and says why instead of the usual hint.
+        public var apiKeyProblem: ConfigurationError?
         /// `OPENAI_TTS_MODEL`, default `gpt-4o-mini-tts`.
         public var model: String
         /// `OPENAI_TTS_VOICES` (comma-separated) for compatible servers with other voices.
@@ -19,10 +23,13 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
         /// The HTTP client (default `HTTPClient.shared`).
         public var client: HTTPClient
 
+        /// The variable holding the API key (or, with `_FILE`, naming the file that does).
+        public static let apiKeyVariable = "OPENAI_API_KEY"
+
         /// OpenAI's built-in voices.
         public static let standardVoices = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"]
 
-        public init(baseURL: String = "https://api.openai.com", apiKey: APIKey?, model: String = "gpt-4o-mini-tts",
+        public init(baseURL: String = "https://api.openai.com", apiKey: Secret?, model: String = "gpt-4o-mini-tts",
                     voices: [String] = Configuration.standardVoices, timeout: TimeInterval = 60, client: HTTPClient = .shared) {
             var base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             if base.hasSuffix("/v1") { base = String(base.dropLast(3)) }
@@ -34,15 +41,23 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
             self.client = client
         }
 
-        /// Reads the variables listed above.
+        /// Reads the variables listed above, the key by the secret rule of ``ConfigurationValues``.
         public init(environment: [String: String]) {
+            var apiKey: Secret?
+            var problem: ConfigurationError?
+            do {
+                apiKey = try ConfigurationValues(environment: environment).secret(Self.apiKeyVariable)
+            } catch {
+                problem = error
+            }
             let voices = environment["OPENAI_TTS_VOICES"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
                 .flatMap { $0.isEmpty ? nil : $0 }
             self.init(baseURL: environment["OPENAI_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.openai.com",
-                      apiKey: APIKey.resolve("OPENAI_API_KEY", environment: environment),
+                      apiKey: apiKey,
                       model: environment["OPENAI_TTS_MODEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "gpt-4o-mini-tts",
                       voices: voices ?? Configuration.standardVoices,
                       timeout: environment["OPENAI_TIMEOUT"].flatMap(Double.init) ?? 60)
+            apiKeyProblem = problem
         }
     }
 
@@ -53,7 +68,7 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
     public var requiresAPIKey: Bool { true }
     public var isConfigured: Bool { configuration.apiKey != nil }
     public var maxCharactersPerRequest: Int { 4_096 }
-    public var configurationHint: String { "set OPENAI_API_KEY or OPENAI_API_KEY_FILE" }
+    public var configurationHint: String { configuration.apiKeyProblem?.description ?? "set OPENAI_API_KEY or OPENAI_API_KEY_FILE" }
     public let configuration: Configuration
 
     public init(configuration: Configuration) {

@@ -1,4 +1,5 @@
 import Foundation
+import RepartoConfiguration
 import Testing
 @testable import Speech
 
@@ -7,11 +8,11 @@ import Testing
     static let key = "sk-test-SECRET-123"
 
     func openAI(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> OpenAISpeechProvider {
-        OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: APIKey(Self.key), timeout: timeout))
+        OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: Secret(Self.key), timeout: timeout))
     }
 
     func elevenLabs(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> ElevenLabsProvider {
-        ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: APIKey(Self.key), timeout: timeout))
+        ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret(Self.key), timeout: timeout))
     }
 
     static func audioReply(_ data: Data, type: String = "audio/wav") -> FakeHTTPServer.Reply {
@@ -323,13 +324,13 @@ import Testing
     }
 
     @Test func keysComeFromEnvironmentOrFileAndAreRedacted() throws {
-        #expect(APIKey.resolve("OPENAI_API_KEY", environment: [:]) == nil)
-        #expect(APIKey.resolve("OPENAI_API_KEY", environment: ["OPENAI_API_KEY": "  "]) == nil)
-        #expect(APIKey.resolve("OPENAI_API_KEY", environment: ["OPENAI_API_KEY": "k1"])?.value == "k1")
+        #expect(OpenAISpeechProvider.Configuration(environment: [:]).apiKey == nil)
+        #expect(OpenAISpeechProvider.Configuration(environment: ["OPENAI_API_KEY": ""]).apiKey == nil)
+        #expect(OpenAISpeechProvider.Configuration(environment: ["OPENAI_API_KEY": "k1"]).apiKey?.value == "k1")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)")
         try "k2\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let key = try #require(APIKey.resolve("ELEVENLABS_API_KEY", environment: ["ELEVENLABS_API_KEY_FILE": file.path]))
+        let key = try #require(ElevenLabsProvider.Configuration(environment: ["ELEVENLABS_API_KEY_FILE": file.path]).apiKey)
         #expect(key.value == "k2")
         #expect("\(key)" == "<redacted>")
         #expect(String(reflecting: key) == "<redacted>")
@@ -367,7 +368,7 @@ import Testing
     @Test func refusedConnectionIsRetryable() async throws {
         let refusing = try RefusingPort()
         let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:\(refusing.port)",
-                                                                 apiKey: APIKey(Self.key), timeout: 5))
+                                                                 apiKey: Secret(Self.key), timeout: 5))
         do {
             _ = try await provider.synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
             Issue.record("expected an error")

@@ -1,4 +1,5 @@
 import Foundation
+import RepartoConfiguration
 
 /// Where the integration tests find the services `scripts/services up` started.
 ///
@@ -17,13 +18,7 @@ public enum TestEnvironment {
 
     private static let fileValues: [String: String] = {
         let file = repositoryRoot.appendingPathComponent(".reparto/env")
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [:] }
-        var values: [String: String] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<eq])] = String(line[line.index(after: eq)...])
-        }
-        return values
+        return (try? EnvFile(contentsOf: file.path))?.values ?? [:]
     }()
 
     public static func value(_ name: String) throws -> String {
