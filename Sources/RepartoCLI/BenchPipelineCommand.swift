@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 import Screenplay
 import Speech
 import Synchronization

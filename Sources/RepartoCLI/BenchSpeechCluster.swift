@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Jobs
 import Logging
-import Pipeline
+import TableRead
 import Postgres
 import Speech
 #if canImport(Glibc)

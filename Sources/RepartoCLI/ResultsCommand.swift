@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.
 struct ResultsCommand: AsyncParsableCommand {

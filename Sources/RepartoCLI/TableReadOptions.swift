@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 import Speech
 
 /// The options `submit` and `run` share: how the script is cast and read.
