@@ -102,6 +102,7 @@ let package = Package(
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay"], swiftSettings: swiftSettings),
+        .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
