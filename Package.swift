@@ -73,7 +73,7 @@ let package = Package(
             "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
-        ], swiftSettings: swiftSettings),
+        ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: operations: metrics, health endpoints, the dashboard
         .target(name: "Operations", dependencies: [
