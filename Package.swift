@@ -13,6 +13,8 @@ let package = Package(
         /// The producer API: enqueue typed jobs, look up status, cancel, await results.
         .library(name: "RepartoClient", targets: ["Jobs"]),
         .library(name: "Screenplay", targets: ["Screenplay"]),
+        /// The benchmarks (`reparto bench` and bench/parse/runner use them).
+        .library(name: "RepartoBench", targets: ["RepartoBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,9 +64,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
             "CEspeakNG", "Assets", "Screenplay", "Threading",
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
-            .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
@@ -85,15 +85,20 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
+        .target(name: "RepartoBench", dependencies: [
+            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
         // MARK: the CLI
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets", "TableRead", "Operations",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
 
