@@ -167,7 +167,7 @@ struct EnvironmentValues {
     }
 }
 
-/// A failure the CLI reports as one line.
+/// A failure the CLI reports as one line (ArgumentParser prints `Error: <description>`).
 struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

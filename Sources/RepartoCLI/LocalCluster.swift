@@ -31,7 +31,7 @@ struct LocalCluster {
     /// after which `body`'s result is nil).
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T? {
         let amqp = try cluster.amqpConfiguration()
-        try await Preflight.checkBroker(amqp)
+        try await AMQPConnection.check(amqp)
         let cluster = self.cluster, workers = self.workers, concurrency = self.concurrency
         let namespace = self.namespace, logger = self.logger, assetsRoot = self.assetsRoot
         return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
