@@ -13,6 +13,8 @@ let package = Package(
         /// The producer API: enqueue typed jobs, look up status, cancel, await results.
         .library(name: "RepartoClient", targets: ["Jobs"]),
         .library(name: "Screenplay", targets: ["Screenplay"]),
+        /// The benchmarks (`reparto bench` and bench/parse/runner use them).
+        .library(name: "RepartoBench", targets: ["RepartoBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -67,18 +69,16 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
             "CEspeakNG", "Assets", "Screenplay", "Threading", "RepartoConfiguration",
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
-            .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
-        // MARK: the job kinds of the screenplay pipeline
-        .target(name: "Pipeline", dependencies: [
+        // MARK: production types: the table read (a screenplay spoken: parse, enrich, generate, assemble)
+        .target(name: "TableRead", dependencies: [
             "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
-        ], swiftSettings: swiftSettings),
+        ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: operations: metrics, health endpoints, the dashboard
         .target(name: "Operations", dependencies: [
@@ -90,15 +90,20 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
+        .target(name: "RepartoBench", dependencies: [
+            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
         // MARK: the CLI
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "Assets", "Pipeline", "Operations", "RepartoConfiguration",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
 
@@ -110,11 +115,12 @@ let package = Package(
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration"], swiftSettings: swiftSettings),
+        .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),

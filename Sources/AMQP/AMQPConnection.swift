@@ -4,7 +4,7 @@ import Foundation
 /// One rabbitmq-c connection with one channel (number 1).
 ///
 /// rabbitmq-c connections must never be used from two threads: an `AMQPConnection` is owned by
-/// exactly one thread (see ``AMQPConsumer`` and ``AMQPPublisher``), so every method blocks and is
+/// exactly one thread (see ``AMQPConsumer``, and the outbox relay's thread in Jobs), so every method blocks and is
 /// unavailable from async code.
 public final class AMQPConnection {
     private var state: amqp_connection_state_t?

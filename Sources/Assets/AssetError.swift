@@ -20,8 +20,6 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(path: String)
     /// The bytes on disk do not match the checksum that was recorded for them.
     case checksumMismatch(path: String, expected: String, actual: String)
-    /// The mime type is not one the generated-content table accepts.
-    case unsupportedMimeType(String)
     /// A generated-content record is inconsistent (for example inline bytes for a non-text type).
     case invalidRecord(reason: String)
     /// Any other operating-system failure, with the operation that failed and `errno`.
@@ -55,7 +53,6 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound(let path): return "no asset at \(path)"
         case .checksumMismatch(let path, let expected, let actual):
             return "checksum mismatch for \(path): expected \(expected), found \(actual)"
-        case .unsupportedMimeType(let type): return "unsupported mime type for generated content: \(type)"
         case .invalidRecord(let reason): return "invalid generated-content record: \(reason)"
         case .io(let operation, let path, let code):
             return "\(operation) failed for \(path): \(String(cString: strerror(code)))"

@@ -202,7 +202,7 @@ public struct AssetStore: Sendable {
 
     /// Lower-case hex SHA-256 of `data`.
     public static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        HexDigest.string(SHA256.hash(data: data))
     }
 
     /// Runs blocking work on a Dispatch queue (not the cooperative pool) and awaits its result.

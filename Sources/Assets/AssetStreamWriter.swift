@@ -120,7 +120,7 @@ public final class AssetStreamWriter {
             hasher.update(data: buffer[0..<n])
             offset += off_t(n)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return HexDigest.string(hasher.finalize())
     }
 }
 

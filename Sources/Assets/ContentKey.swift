@@ -28,7 +28,7 @@ public struct ContentKey: Hashable, Sendable, Codable, CustomStringConvertible {
             withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
             hasher.update(data: bytes)
         }
-        self.digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        self.digest = HexDigest.string(hasher.finalize())
     }
 
     /// `cache/<kind>/<first two hex digits>/<digest>.<ext>`, relative to the store root.

@@ -294,102 +294,6 @@ public final class PostgresConnection {
         if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
     }
 
-    // MARK: COPY
-
-    /// Bulk-loads rows with `COPY … FROM STDIN` in text format, e.g.
-    /// `copyIn("COPY jobs (id, params) FROM STDIN", rows: rows)`.
-    ///
-    /// Each row's fields are escaped (`\` tab newline CR), `nil` is sent as `\N`, and data goes out
-    /// in chunks of about 64 KB. Returns the number of rows the server reports as copied.
-    @available(*, noasync)
-    public func copyIn(_ sql: String, rows: some Sequence<[String?]>) throws(PostgresError) -> Int {
-        let handle = try openHandle()
-        guard let start = PQexec(handle, sql) else { throw lostError(handle) }
-        let startStatus = PQresultStatus(start)
-        guard startStatus == PGRES_COPY_IN else {
-            defer { PQclear(start) }
-            if startStatus == PGRES_FATAL_ERROR || startStatus == PGRES_BAD_RESPONSE {
-                throw error(from: start, handle: handle)
-            }
-            throw PostgresError(.protocolViolation, message: "copyIn needs a COPY … FROM STDIN statement")
-        }
-        PQclear(start)
-
-        let chunkSize = 64 * 1024
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(chunkSize + 4096)
-        var sent = 0
-        var sendFailed = false
-        func flush() -> Bool {
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    PQputCopyData(handle, chars.baseAddress, Int32(chars.count)) == 1
-                }
-            }
-        }
-        for row in rows {
-            Self.appendCopyRow(row, to: &buffer)
-            sent += 1
-            if buffer.count >= chunkSize, !flush() {
-                sendFailed = true
-                break
-            }
-        }
-        if !sendFailed, !buffer.isEmpty, !flush() { sendFailed = true }
-        let ended = PQputCopyEnd(handle, sendFailed ? "client failed to send COPY data" : nil) == 1
-
-        var firstError: PostgresError?
-        var copied: Int?
-        var guardCount = 0
-        while let result = PQgetResult(handle) {
-            defer { PQclear(result) }
-            let status = PQresultStatus(result)
-            if status == PGRES_COMMAND_OK {
-                copied = Int(String(cString: PQcmdTuples(result)))
-            } else if status == PGRES_COPY_IN {
-                // Should not happen after PQputCopyEnd; end it again rather than loop forever.
-                guardCount += 1
-                if guardCount > 2 { break }
-                _ = PQputCopyEnd(handle, "unexpected COPY state")
-            } else if firstError == nil {
-                firstError = error(from: result, handle: handle)
-            }
-        }
-        if let firstError { throw firstError }
-        if sendFailed || !ended { throw lostError(handle) }
-        return copied ?? sent
-    }
-
-    /// Appends one row in COPY text format.
-    static func appendCopyRow(_ row: [String?], to buffer: inout [UInt8]) {
-        var first = true
-        for field in row {
-            if !first { buffer.append(0x09) }
-            first = false
-            guard let field else {
-                buffer.append(UInt8(ascii: "\\"))
-                buffer.append(UInt8(ascii: "N"))
-                continue
-            }
-            for byte in field.utf8 {
-                switch byte {
-                case UInt8(ascii: "\\"):
-                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "\\"))
-                case 0x09:
-                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
-                case 0x0A:
-                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
-                case 0x0D:
-                    buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
-                default:
-                    buffer.append(byte)
-                }
-            }
-        }
-        buffer.append(0x0A)
-    }
-
     // MARK: LISTEN / NOTIFY
 
     /// `LISTEN "channel"` — the name is quoted as an identifier, so any text is safe (PostgreSQL
@@ -513,9 +417,9 @@ public final class PostgresConnection {
         case PGRES_EMPTY_QUERY:
             return PostgresResult()
         case PGRES_COPY_IN:
-            _ = PQputCopyEnd(handle, "COPY FROM STDIN is only supported through copyIn")
+            _ = PQputCopyEnd(handle, "COPY FROM STDIN is not supported")
             drainResults(handle)
-            throw PostgresError(.protocolViolation, message: "COPY FROM STDIN needs copyIn, not query/execute")
+            throw PostgresError(.protocolViolation, message: "COPY FROM STDIN is not supported by query/execute")
         case PGRES_COPY_OUT:
             var buffer: UnsafeMutablePointer<CChar>?
             while PQgetCopyData(handle, &buffer, 0) > 0 {

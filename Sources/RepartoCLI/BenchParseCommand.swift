@@ -1,6 +1,5 @@
 import ArgumentParser
-import Foundation
-import Screenplay
+import RepartoBench
 
 /// `reparto bench parse FILE... [--iterations N]`: times the screenplay parser on each file
 /// (each file is read once, before timing) and prints mean and median milliseconds and MB/s.
@@ -35,7 +34,7 @@ public struct BenchParseCommand: AsyncParsableCommand {
                 let result = try benchmark.run(bytes, fileName: path)
                 print(ParseBenchmark.line(file: path, result: result))
             } catch {
-                throw ParseFailure(message: "\(path): \(error)")
+                throw CLIError("\(path): \(error)")
             }
         }
     }

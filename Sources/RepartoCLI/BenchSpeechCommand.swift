@@ -1,19 +1,9 @@
 import ArgumentParser
-import Dispatch
-import Foundation
-import Speech
-#if canImport(Glibc)
-import Glibc
-#endif
+import RepartoBench
 
-/// `reparto bench speech [--lines FILE] [--count N] [--rounds R]`: synthesizes the same lines
-/// through Reparto's `EspeakProvider` and by running `espeak-ng` directly (one `Process` per
-/// line, waited for on a plain thread), alternating rounds, and prints the totals and overhead.
-/// Meant to run pinned to one core (`taskset -c 0`, see bench/speech/run.sh).
-///
-/// With `--cluster`: espeak-ng directly (1 and 2 pinned processes), `reparto speak --lines`, and
-/// 1 and 2 pinned `reparto worker` processes running `generate` jobs on the real RabbitMQ and
-/// PostgreSQL, in one run (see `SpeechClusterBench`).
+/// `reparto bench speech [--lines FILE] [--count N] [--rounds R] [--cluster]`: Reparto's espeak-ng
+/// provider against espeak-ng run directly (``SpeechProviderBenchmark``), or with `--cluster` the
+/// same lines as generate jobs on 1 and 2 pinned workers (``SpeechClusterBench``).
 public struct BenchSpeechCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "speech",
@@ -60,97 +50,21 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        if cluster {
-            var texts = try lines.map { path in
-                try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
-            } ?? BenchSentences.distinct(count)
-            var seen = Set<String>()
-            texts = texts.filter { seen.insert($0).inserted }  // a repeated line would be reused, not synthesized
-            try await SpeechClusterBench(cluster: clusterOptions, lines: texts, voice: voice, rounds: rounds, batch: batch,
-                                         workerConcurrency: workerConcurrency, pin: !noPin, timeout: timeout,
-                                         libraryPeer: libraryPeer.url).run()
+        let file = try lines.map(BenchSentences.read)
+        guard cluster else {
+            print(try await SpeechProviderBenchmark(lines: file ?? BenchSentences.make(count), voice: voice, rounds: rounds).run(),
+                  terminator: "")
             return
         }
-        let texts = try lines.map { path in
-            try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
-        } ?? BenchSentences.make(count)
-        let provider = EspeakProvider()
-        guard provider.isConfigured else { throw SpeechError.notConfigured(provider: provider.id, hint: provider.configurationHint) }
-        _ = try await provider.synthesize(text: "warm up", voice: voice, language: nil, options: .standard)  // voice list cached
-
-        var direct: [Double] = [], reparto: [Double] = [], directCPU: [Double] = [], repartoCPU: [Double] = []
-        var directBytes = 0, repartoBytes = 0
-        for _ in 0..<rounds {  // alternate the sides so load changes hit both
-            let c0 = Self.cpuSeconds(), t0 = DispatchTime.now().uptimeNanoseconds
-            directBytes = try await Self.runDirect(executable: provider.executable, voice: voice, texts: texts)
-            let c1 = Self.cpuSeconds(), t1 = DispatchTime.now().uptimeNanoseconds
-            repartoBytes = 0
-            for text in texts {
-                repartoBytes += try await provider.synthesize(text: text, voice: voice, language: nil, options: .standard).data.count
-            }
-            let c2 = Self.cpuSeconds(), t2 = DispatchTime.now().uptimeNanoseconds
-            direct.append(Double(t1 - t0) / 1e9)
-            reparto.append(Double(t2 - t1) / 1e9)
-            directCPU.append(c1 - c0)
-            repartoCPU.append(c2 - c1)
-        }
-        func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
-        let d = median(direct), r = median(reparto), dc = median(directCPU), rc = median(repartoCPU)
-        let n = Double(texts.count)
-        print("lines\t\(texts.count)\trounds\t\(rounds)\t(medians; cpu = user+system incl. espeak-ng children)")
-        print("direct\twall_s\t\(String(format: "%.3f", d))\tms/line\t\(String(format: "%.2f", d * 1000 / n))\tcpu_s\t\(String(format: "%.3f", dc))\tbytes\t\(directBytes)")
-        print("reparto\twall_s\t\(String(format: "%.3f", r))\tms/line\t\(String(format: "%.2f", r * 1000 / n))\tcpu_s\t\(String(format: "%.3f", rc))\tbytes\t\(repartoBytes)")
-        print("overhead_pct\twall\t\(String(format: "%.1f", (r / d - 1) * 100))\tcpu\t\(String(format: "%.1f", (rc / dc - 1) * 100))")
-    }
-
-    /// User + system CPU seconds of this process and its reaped children.
-    static func cpuSeconds() -> Double {
-        var me = rusage(), children = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &me)
-        getrusage(RUSAGE_CHILDREN.rawValue, &children)
-        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return seconds(me.ru_utime) + seconds(me.ru_stime) + seconds(children.ru_utime) + seconds(children.ru_stime)
-    }
-
-    /// The baseline: one blocking `Process` per line on a Dispatch thread, text on stdin, WAV read from stdout.
-    static func runDirect(executable: URL, voice: String, texts: [String]) async throws -> Int {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    var bytes = 0
-                    for text in texts {
-                        let p = Process()
-                        p.executableURL = executable
-                        p.arguments = ["--stdout", "-v", voice]
-                        let input = Pipe(), output = Pipe()
-                        p.standardInput = input
-                        p.standardOutput = output
-                        p.standardError = FileHandle.nullDevice
-                        try p.run()
-                        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
-                        try input.fileHandleForWriting.close()
-                        bytes += output.fileHandleForReading.readDataToEndOfFile().count
-                        p.waitUntilExit()
-                    }
-                    continuation.resume(returning: bytes)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-    }
-}
-
-/// Deterministic screenplay-like sentences for benchmarks.
-enum BenchSentences {
-    static let subjects = ["Isolde", "The old captain", "Tristan", "A waiter", "The radio", "Marke", "Nobody", "The kettle"]
-    static let verbs = ["looks out over", "slowly crosses", "whispers about", "points at", "forgets", "circles back to"]
-    static let objects = ["the harbour at night.", "a letter nobody wrote.", "the empty kitchen.", "the last train home.",
-                          "three cold cups of tea.", "the storm rolling in from the west."]
-
-    static func make(_ count: Int) -> [String] {
-        (0..<count).map { i in
-            "\(subjects[i % subjects.count]) \(verbs[(i / 3) % verbs.count]) \(objects[(i / 7) % objects.count])"
-        }
+        var seen = Set<String>()  // a repeated line would be reused, not synthesized
+        let texts = (file ?? BenchSentences.distinct(count)).filter { seen.insert($0).inserted }
+        var workerArguments: [String] = []
+        if let envFile = clusterOptions.envFile { workerArguments += ["--env-file", envFile] }
+        if let amqpURL = clusterOptions.amqpURL { workerArguments += ["--amqp-url", amqpURL] }
+        let report = try await SpeechClusterBench(
+            admin: try clusterOptions.postgresConfiguration(applicationName: "reparto-bench"), workerArguments: workerArguments,
+            lines: texts, voice: voice, rounds: rounds, batch: batch, workerConcurrency: workerConcurrency, pin: !noPin,
+            timeout: timeout, libraryPeer: libraryPeer.url, logger: clusterOptions.makeLogger("reparto.bench")).run()
+        print(report, terminator: "")
     }
 }

@@ -163,7 +163,7 @@ struct ClusterOptions: ParsableArguments {
     }
 }
 
-/// A failure the CLI reports as one line.
+/// A failure the CLI reports as one line (ArgumentParser prints `Error: <description>`).
 struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

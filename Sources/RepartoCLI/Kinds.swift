@@ -1,6 +1,6 @@
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 import Postgres
 import RepartoConfiguration
 import Speech

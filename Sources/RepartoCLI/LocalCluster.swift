@@ -34,7 +34,7 @@ struct LocalCluster {
         let configuration = try cluster.configuration
         try Kinds.checkProviderSecrets(configuration)
         let amqp = try cluster.amqpConfiguration()
-        try await Preflight.checkBroker(amqp)
+        try await AMQPConnection.check(amqp)
         let cluster = self.cluster, workers = self.workers, concurrency = self.concurrency
         let namespace = self.namespace, logger = self.logger, assetsRoot = self.assetsRoot
         return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in

@@ -43,7 +43,7 @@ public struct ParseCommand: AsyncParsableCommand {
                                                  format: inputFormat.flatMap { DocumentFormat(rawValue: $0.rawValue) },
                                                  options: options)
         } catch {
-            throw ParseFailure(message: "\(file): \(error)")
+            throw CLIError("\(file): \(error)")
         }
         let output: String
         switch format {
@@ -61,12 +61,6 @@ public struct ParseCommand: AsyncParsableCommand {
     }
 }
 
-/// A one-line error for the command line (ArgumentParser prints `Error: <message>`).
-struct ParseFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}
-
 /// Reads a file or standard input, never more than `maxBytes + 1` bytes.
 enum InputFile {
     static func read(_ path: String, maxBytes: Int) throws -> [UInt8] {
@@ -76,11 +70,11 @@ enum InputFile {
         } else {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ParseFailure(message: "\(path): no such file")
+                throw CLIError("\(path): no such file")
             }
-            if isDirectory.boolValue { throw ParseFailure(message: "\(path): is a directory") }
+            if isDirectory.boolValue { throw CLIError("\(path): is a directory") }
             guard let h = FileHandle(forReadingAtPath: path) else {
-                throw ParseFailure(message: "\(path): cannot open for reading")
+                throw CLIError("\(path): cannot open for reading")
             }
             handle = h
         }
@@ -92,13 +86,13 @@ enum InputFile {
             do {
                 chunk = try handle.read(upToCount: min(1 << 20, limit - bytes.count))
             } catch {
-                throw ParseFailure(message: "\(path): read failed: \(error.localizedDescription)")
+                throw CLIError("\(path): read failed: \(error.localizedDescription)")
             }
             guard let chunk, !chunk.isEmpty else { break }
             bytes.append(contentsOf: chunk)
         }
         if bytes.count > maxBytes {
-            throw ParseFailure(message: "\(path): input too large: more than the limit of \(maxBytes) bytes")
+            throw CLIError("\(path): input too large: more than the limit of \(maxBytes) bytes")
         }
         return bytes
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.
 struct ResultsCommand: AsyncParsableCommand {
@@ -42,7 +42,7 @@ struct ResultsPrinter {
     func printSummary(_ r: TableReadResults) {
         print("\(r.name): \(r.state.replacingOccurrences(of: "_", with: " "))")
         if let files = r.files {
-            print("  table read  \(path(files.audio))" + (r.audioSeconds.map { " (\(Self.clock($0)))" } ?? ""))
+            print("  table read  \(path(files.audio))" + (r.audioSeconds.map { " (\(TableReadResults.clock($0)))" } ?? ""))
             print("  subtitles   \(path(files.subtitles))")
             print("  chapters    \(path(files.chapters))")
             print("  report      \(path(files.report))")
@@ -70,7 +70,7 @@ struct ResultsPrinter {
         }
         if let pages = r.pageCount, let seconds = r.estimatedSeconds {
             print(String(format: "script      %.1f pages, about %@ of screen time, %d words, %d speakable lines",
-                         pages, Self.clock(seconds), r.wordCount ?? 0, r.lineCount ?? 0))
+                         pages, TableReadResults.clock(seconds), r.wordCount ?? 0, r.lineCount ?? 0))
         }
         if let provider = r.provider {
             print("voices      \(provider), language \(r.language ?? "?"), narrator \(r.narratorVoice ?? "?")")
@@ -81,7 +81,7 @@ struct ResultsPrinter {
             print("  subtitles   \(path(files.subtitles))")
             print("  chapters    \(path(files.chapters))")
             print("  report      \(path(files.report))")
-            var audio = "audio       " + Self.clock(r.audioSeconds ?? 0)
+            var audio = "audio       " + TableReadResults.clock(r.audioSeconds ?? 0)
             if let peak = r.peakDBFS { audio += String(format: ", peak %.1f dBFS", peak) }
             if let rms = r.rmsDBFS { audio += String(format: ", RMS %.1f dBFS", rms) }
             audio += ", \(r.spokenLines ?? 0) lines spoken, \(r.missingLines ?? 0) missing"
@@ -113,10 +113,4 @@ struct ResultsPrinter {
     }
 
     private func path(_ relative: String) -> String { assetsRoot.appendingPathComponent(relative).path }
-
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
-        return total >= 3600 ? String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
-                             : String(format: "%d:%02d", total / 60, total % 60)
-    }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import Logging
-import Pipeline
+import TableRead
 
 /// `reparto run FILE`: a whole table read in one process — migrations, a coordinator, workers
 /// and the submission — for a single machine. Prints progress, then where the results are.

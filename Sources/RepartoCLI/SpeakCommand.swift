@@ -42,17 +42,17 @@ public struct SpeakCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// Argument checks happen in `run()` and throw `SpeakFailure`, so every error is one line
+    /// Argument checks happen in `run()` and throw `CLIError`, so every error is one line
     /// (a `ValidationError` would also print the usage).
     func checkArguments() throws {
         if lines != nil {
-            guard outputDir != nil else { throw SpeakFailure(message: "--lines needs --output-dir") }
-            guard text == nil else { throw SpeakFailure(message: "give either text or --lines, not both") }
+            guard outputDir != nil else { throw CLIError("--lines needs --output-dir") }
+            guard text == nil else { throw CLIError("give either text or --lines, not both") }
         } else {
-            guard text != nil else { throw SpeakFailure(message: "give the text to speak (or --lines FILE)") }
-            guard output != nil else { throw SpeakFailure(message: "give the output file with -o out.wav") }
+            guard text != nil else { throw CLIError("give the text to speak (or --lines FILE)") }
+            guard output != nil else { throw CLIError("give the output file with -o out.wav") }
         }
-        guard speed > 0, speed <= 4 else { throw SpeakFailure(message: "--speed must be in (0, 4]") }
+        guard speed > 0, speed <= 4 else { throw CLIError("--speed must be in (0, 4]") }
     }
 
     public func run() async throws {
@@ -67,7 +67,7 @@ public struct SpeakCommand: AsyncParsableCommand {
 
         if let lines, let outputDir {
             let content: String
-            do { content = try String(contentsOfFile: lines, encoding: .utf8) } catch { throw SpeakFailure(message: "\(lines): cannot read") }
+            do { content = try String(contentsOfFile: lines, encoding: .utf8) } catch { throw CLIError("\(lines): cannot read") }
             try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
             var count = 0
             var total = 0.0
@@ -100,13 +100,7 @@ public struct SpeakCommand: AsyncParsableCommand {
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw SpeakFailure(message: "\(path): cannot write (\((error as NSError).localizedDescription))")
+            throw CLIError("\(path): cannot write (\((error as NSError).localizedDescription))")
         }
     }
-}
-
-/// A one-line error for the command line.
-struct SpeakFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

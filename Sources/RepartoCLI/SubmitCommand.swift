@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 
 /// `reparto submit FILE`: creates a table-read production and prints its id.
 struct SubmitCommand: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Pipeline
 import RepartoConfiguration
+import TableRead
 import Speech
 
 /// The options `submit` and `run` share: how the script is cast and read.

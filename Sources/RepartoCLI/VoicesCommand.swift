@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import Pipeline
+import TableRead
 import Postgres
 import Speech
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 
 /// `reparto watch ID`: live progress of a production until it finishes (LISTEN/NOTIFY driven):
 /// per-stage counts, rate, ETA and failures.

@@ -1,3 +1,4 @@
+import AMQP
 import ArgumentParser
 import Jobs
 import Logging
@@ -45,7 +46,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let metricsPort = try metrics.resolvedPort(configuration)
         if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
-        try await Preflight.checkBroker(amqp)
+        try await AMQPConnection.check(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 4, logger: logger)
         let registry = Kinds.registry(configuration: configuration, postgres: postgres)
         let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
@@ -78,7 +79,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let metricsPort = try metrics.resolvedPort(try cluster.configuration)
         if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
-        try await Preflight.checkBroker(amqp)
+        try await AMQPConnection.check(amqp)
         let postgres = try await cluster.connectPostgres(maxConnections: 1, logger: logger)
         let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
                                       amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)

@@ -135,17 +135,14 @@ struct AMQPConnectionTests {
     }
 }
 
-@Suite("AMQP threaded consumer and publisher", .timeLimit(.minutes(1)))
+@Suite("AMQP threaded consumer", .timeLimit(.minutes(1)))
 struct AMQPThreadedTests {
-    @Test func publisherAndConsumerMoveABatch() async throws {
+    @Test func publishedBatchReachesTheConsumer() async throws {
         let configuration = try AMQPConfiguration(url: TestEnvironment.amqpURL())
         let queue = TestEnvironment.uniqueName("test-amqp-threads")
         let setup: @Sendable (AMQPConnection) throws -> Void = { try $0.declareQueue(queue, durable: true) }
-        let publisher = AMQPPublisher(configuration: configuration, logger: Logger(label: "test"), setup: setup)
         let messages = (0..<2000).map { AMQPOutgoingMessage(exchange: "", routingKey: queue, body: Array("\($0)".utf8)) }
-        try await publisher.publish(Array(messages[..<1000]))
-        try await publisher.publish(Array(messages[1000...]))
-        publisher.close()
+        try Self.publish(configuration, setup: setup, windows: [Array(messages[..<1000]), Array(messages[1000...])])
 
         let consumer = AMQPConsumer(configuration: configuration,
                                     settings: .init(queues: [queue], prefetch: 300, setup: setup),
@@ -160,6 +157,20 @@ struct AMQPThreadedTests {
         await consumer.close()
         #expect(seen.count == 2000)
         #expect(try Self.drainCount(configuration, queue) == 0) // every ack reached the broker
+    }
+
+    /// Publishes each window and waits for its confirms, as the outbox relay does (blocking, so
+    /// outside async code).
+    static func publish(_ configuration: AMQPConfiguration, setup: (AMQPConnection) throws -> Void,
+                        windows: [[AMQPOutgoingMessage]]) throws {
+        let connection = try AMQPConnection.connect(configuration)
+        defer { connection.close() }
+        try setup(connection)
+        try connection.enableConfirms()
+        for window in windows {
+            for message in window { _ = try connection.publish(message) }
+            try connection.waitForConfirms()
+        }
     }
 
     /// Counts what is left in the queue and deletes it (blocking, so outside async code).

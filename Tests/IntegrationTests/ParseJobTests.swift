@@ -1,7 +1,7 @@
 import Assets
 import Foundation
 import Jobs
-import Pipeline
+import TableRead
 import Postgres
 import Screenplay
 import Testing

@@ -263,40 +263,6 @@ struct Payload: Codable, Equatable {
         }
     }
 
-    @Test func copyInLoadsTenThousandAwkwardRows() async throws {
-        try await onThread {
-            let connection = try connect()
-            defer { connection.close() }
-            try connection.execute("CREATE TEMP TABLE copy_test (id int PRIMARY KEY, body text, note text)")
-            let rows: [[String?]] = (0..<10_000).map { index in
-                let text = awkwardStrings[index % awkwardStrings.count] + " #\(index)"
-                return [String(index), text, index % 7 == 0 ? nil : "n\\\t\r\n\(index)"]
-            }
-            let copied = try connection.copyIn("COPY copy_test (id, body, note) FROM STDIN", rows: rows)
-            #expect(copied == 10_000)
-            let result = try connection.query("SELECT id, body, note FROM copy_test ORDER BY id")
-            #expect(result.count == 10_000)
-            var mismatches = 0
-            for (row, expected) in zip(result, rows) where row.values != expected {
-                mismatches += 1
-            }
-            #expect(mismatches == 0)
-            #expect(try connection.query("SELECT count(*) AS n FROM copy_test WHERE note IS NULL")[0].int("n") == 1429)
-
-            // A bad row fails the whole COPY with the server's error, and the connection survives.
-            do {
-                _ = try connection.copyIn("COPY copy_test (id, body) FROM STDIN", rows: [["10001", "ok"], ["not a number", "x"]])
-                Issue.record("a bad COPY row was accepted")
-            } catch let error as PostgresError {
-                #expect(error.sqlState == "22P02")
-            }
-            #expect(try connection.query("SELECT count(*) AS n FROM copy_test")[0].int("n") == 10_000)
-            // A statement that is not COPY FROM STDIN.
-            #expect(throws: PostgresError.self) { _ = try connection.copyIn("SELECT 1", rows: [[String?]]()) }
-            #expect(connection.isOK)
-        }
-    }
-
     @Test func listenAndNotifyRoundTrip() async throws {
         try await onThread {
             let listener = try connect()

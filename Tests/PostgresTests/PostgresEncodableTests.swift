@@ -49,12 +49,6 @@ import Testing
         #expect(PostgresTimestamp.parse("2026-11-22 03:00:00+00 junk") == nil)
     }
 
-    @Test func copyRowsEscapeControlCharacters() {
-        var buffer: [UInt8] = []
-        PostgresConnection.appendCopyRow(["a\tb", nil, "c\\d\ne\rf", ""], to: &buffer)
-        #expect(String(decoding: buffer, as: UTF8.self) == "a\\tb\t\\N\tc\\\\d\\ne\\rf\t\n")
-    }
-
     @Test func errorsClassifyConnectionLossAndUniqueViolations() {
         #expect(PostgresError(.query, sqlState: "23505", message: "dup").isUniqueViolation)
         #expect(!PostgresError(.query, sqlState: "23505", message: "dup").isConnectionLost)

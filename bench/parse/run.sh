@@ -23,7 +23,7 @@ if [ ! -x bench/.venv/bin/python ]; then python3 -m venv bench/.venv; fi
 bench/.venv/bin/pip install -q screenplain jouvence
 
 # 3. Reparto (release build): `reparto bench parse` when the CLI builds and has it mounted,
-#    else bench/parse/runner, which runs the same Screenplay.ParseBenchmark loop.
+#    else bench/parse/runner, which runs the same RepartoBench.ParseBenchmark loop.
 SCRATCH=${SCRATCH:-.build-screenplay-release}
 SWIFT_CMD=()
 if [ -z "${REPARTO_BIN:-}" ] && [ -z "${BENCH_USE_RUNNER:-}" ] && swift build -c release --scratch-path "$SCRATCH" --product reparto >&2; then

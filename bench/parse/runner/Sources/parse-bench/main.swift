@@ -1,5 +1,5 @@
 import Foundation
-import Screenplay
+import RepartoBench
 
 // Usage: parse-bench FILE... [--iterations N]
 var files: [String] = []

@@ -1,3 +1,5 @@
+import Screenplay
+
 /// Times ``ScreenplayReader/read(_:fileName:format:options:)`` on bytes already in memory.
 /// Used by `reparto bench parse` and `bench/parse/runner`; no I/O happens in the timed loop.
 public struct ParseBenchmark: Sendable {

@@ -74,3 +74,13 @@ public struct TableReadResults: Codable, Sendable, Hashable {
     /// What the parser warned about when it read the script; empty for a clean script.
     public var warnings: [ParseWarning]
 }
+
+extension TableReadResults {
+    /// `seconds` as a clock reading, `m:ss` or `h:mm:ss` (rounded to the second): how durations of
+    /// a table read are shown.
+    public static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        return total >= 3600 ? String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+                             : String(format: "%d:%02d", total / 60, total % 60)
+    }
+}

@@ -67,7 +67,7 @@ public struct ParseJob: JobParameters {
         }
 
         let digest = SHA256.hash(data: data)
-        let sha256 = digest.map { String(format: "%02x", $0) }.joined()
+        let sha256 = HexDigest.string(digest)
         let documentID = DocumentIdentity.id(sha256Hex: sha256, digest: Array(digest),
                                              parserVersion: ScreenplayReader.parserVersion)
 

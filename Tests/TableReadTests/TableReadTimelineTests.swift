@@ -1,7 +1,7 @@
-import Speech
+import TableRead
 import Testing
 
-@Suite("table-read timeline and WebVTT", .timeLimit(.minutes(2)))
+@Suite("table-read timeline and WebVTT", .timeLimit(.minutes(1)))
 struct TableReadTimelineTests {
     static func line(_ chapter: Int, _ order: Int, scene: Int?, _ speaker: String, _ text: String = "x",
                      _ duration: Double? = 1) -> TableReadTimeline.Line {

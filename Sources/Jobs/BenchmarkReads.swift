@@ -1,0 +1,58 @@
+import Foundation
+import Postgres
+
+/// What the benchmarks (the `RepartoBench` target) read about the jobs of a finished production,
+/// so that the `jobs` and `workers` tables are named in SQL by this module only.
+///
+/// Times are PostgreSQL's own (`created_at`, `finished_at`), so a benchmark measures what the
+/// database recorded, not when the client happened to look.
+public enum BenchmarkReads {
+    /// Counts and wall time of a production's jobs.
+    public struct Summary: Sendable, Hashable {
+        /// Jobs of the production.
+        public var jobs: Int
+        /// Jobs whose state is anything but `succeeded`.
+        public var notSucceeded: Int
+        /// `max(finished_at) − min(created_at)` in seconds (0 when no job finished).
+        public var seconds: Double
+    }
+
+    /// One job's id and its result as JSON text (nil when it has none).
+    public struct JobResult: Sendable, Hashable {
+        /// The job's id.
+        public var id: UUID
+        /// The job's `result` column as JSON text.
+        public var result: String?
+    }
+
+    /// Counts and wall time of the jobs of `production`.
+    public static func summary(production: UUID, on postgres: PostgresClient) async throws -> Summary {
+        let row = try await postgres.query("""
+            SELECT count(*) AS n, count(*) FILTER (WHERE state <> 'succeeded') AS failed,
+                   extract(epoch FROM max(finished_at) - min(created_at))::float8 AS seconds
+            FROM jobs WHERE production_id = $1
+            """, [production]).first
+        return Summary(jobs: row?.int("n") ?? 0, notSucceeded: row?.int("failed") ?? 0, seconds: row?.double("seconds") ?? 0)
+    }
+
+    /// Submit-to-finish latency of every finished job of `production`, in microseconds.
+    public static func latencyMicroseconds(production: UUID, on postgres: PostgresClient) async throws -> [Int64] {
+        try await postgres.query("""
+            SELECT (extract(epoch FROM finished_at - created_at) * 1000000)::bigint AS us
+            FROM jobs WHERE production_id = $1 AND finished_at IS NOT NULL
+            """, [production]).map { $0.int64("us") ?? 0 }
+    }
+
+    /// Process ids of the workers that ran a job of `production`.
+    public static func workerPIDs(production: UUID, on postgres: PostgresClient) async throws -> Set<Int32> {
+        Set(try await postgres.query("""
+            SELECT DISTINCT w.pid FROM jobs j JOIN workers w ON w.id = j.worker_id WHERE j.production_id = $1
+            """, [production]).compactMap { $0.int32("pid") })
+    }
+
+    /// Every job of `production` with its result.
+    public static func results(production: UUID, on postgres: PostgresClient) async throws -> [JobResult] {
+        try await postgres.query("SELECT id, result::text AS result FROM jobs WHERE production_id = $1", [production])
+            .compactMap { row in row.uuid("id").map { JobResult(id: $0, result: row.string("result")) } }
+    }
+}
