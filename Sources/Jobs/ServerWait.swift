@@ -2,6 +2,7 @@ import AMQP
 import Foundation
 import Logging
 import Postgres
+import ServiceLifecycle
 import Threading
 
 /// Waiting for RabbitMQ and PostgreSQL at start-up: a process started while a server is down or
@@ -116,5 +117,51 @@ public struct ServerWaitError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         "\(server) unreachable after \(attempts) attempts in \(String(format: "%.1f", seconds)) s: \(lastError)"
+    }
+}
+
+extension ServerWait {
+    /// The limit from a flag or a variable's text: seconds, or `forever` / `inf` for none.
+    public static func limit(parsing text: String) -> Double?? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed == "forever" || trimmed == "inf" || trimmed == "infinity" { return .some(nil) }
+        guard let seconds = Double(trimmed), seconds >= 0, seconds.isFinite else { return nil }
+        return .some(seconds)
+    }
+
+    /// Waits until RabbitMQ accepts a login (``AMQPConnection/check(_:)``).
+    public func broker(_ configuration: AMQPConfiguration, logger: Logger) async throws {
+        try await run("RabbitMQ", logger: logger) { try await AMQPConnection.check(configuration) }
+    }
+
+    /// Waits until PostgreSQL answers through `client`; returns whether Reparto's schema is there.
+    public func database(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+        try await run("PostgreSQL", logger: logger) {
+            try await client.query("SELECT to_regclass('public.jobs') IS NOT NULL AS ok").first?.bool("ok") ?? false
+        }
+    }
+}
+
+/// Runs a long-lived service once its servers answer: `wait` runs first (typically
+/// ``ServerWait/broker(_:logger:)`` and ``ServerWait/database(_:logger:)``), then `service`. Placed
+/// in a `ServiceGroup` next to the metrics server, readiness answers 503 during the wait (the
+/// service's health is down until it connects); SIGTERM during the wait ends it cleanly.
+public struct StartupGate<Inner: Service>: Service {
+    let service: Inner
+    let wait: @Sendable () async throws -> Void
+
+    /// `service`, started after `wait` returns.
+    public init(_ service: Inner, after wait: @escaping @Sendable () async throws -> Void) {
+        self.service = service
+        self.wait = wait
+    }
+
+    public func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown { try await wait() }
+        } catch is CancellationError where Task.isShuttingDownGracefully {
+            return
+        }
+        try await service.run()
     }
 }

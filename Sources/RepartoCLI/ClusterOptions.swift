@@ -32,6 +32,9 @@ struct ClusterOptions: ParsableArguments {
         get throws { try configuration[Self.namespaceVariable] ?? "" }
     }
 
+    @Option(name: .long, help: "Seconds to wait for RabbitMQ and PostgreSQL at start-up, or 'forever' (default: $REPARTO_WAIT_FOR_SERVERS, else forever for worker, coordinator and run, 5 for other commands).")
+    var waitForServers: String?
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -57,6 +60,9 @@ struct ClusterOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown log level '\(logLevel)'") }
+        if let waitForServers, ServerWait.limit(parsing: waitForServers) == nil {
+            throw ValidationError("--wait-for-servers must be a number of seconds or 'forever'")
+        }
         // An env file that cannot be read is reported by run() as one line, without the usage.
         guard (try? configuration) != nil else { return }
         do {
@@ -71,6 +77,17 @@ struct ClusterOptions: ParsableArguments {
     static let amqpPasswordVariable = "REPARTO_AMQP_PASSWORD"
     static let databasePasswordVariable = "REPARTO_DATABASE_PASSWORD"
     static let namespaceVariable = "REPARTO_NAMESPACE"
+    static let waitVariable = "REPARTO_WAIT_FOR_SERVERS"
+
+    /// How long to wait for the servers at start-up: `--wait-for-servers`, `REPARTO_WAIT_FOR_SERVERS`,
+    /// else forever for a long-running service and 5 s for a one-shot command.
+    func serverWait(longRunning: Bool) throws -> ServerWait {
+        guard let text = try configuration[Self.waitVariable] else { return ServerWait(limit: longRunning ? nil : 5) }
+        guard let limit = ServerWait.limit(parsing: text) else {
+            throw CLIError("\(Self.waitVariable) must be a number of seconds or 'forever', not '\(text)'")
+        }
+        return ServerWait(limit: limit)
+    }
 
     /// The merged view every command reads: these flags (as the variables they stand for), else
     /// the process environment, else `--env-file` (which must be readable) or `.reparto/env`.
@@ -80,6 +97,7 @@ struct ClusterOptions: ParsableArguments {
                 Self.amqpURLVariable: amqpURL,
                 Self.databaseURLVariable: databaseURL,
                 Self.namespaceVariable: namespace,
+                Self.waitVariable: waitForServers,
                 OperationsEndpoints.logFormatVariable: logFormat,
             ], envFile: envFile)
         }
@@ -133,9 +151,10 @@ struct ClusterOptions: ParsableArguments {
     }
 
     /// Runs `body` with a connected pool and shuts the pool down afterwards, success or not.
-    func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, logger: Logger,
+    func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, longRunning: Bool = false, logger: Logger,
                          _ body: (PostgresClient) async throws -> T) async throws -> T {
-        let postgres = try await connectPostgres(maxConnections: maxConnections, requireSchema: requireSchema, logger: logger)
+        let postgres = try await connectPostgres(maxConnections: maxConnections, requireSchema: requireSchema,
+                                                 longRunning: longRunning, logger: logger)
         do {
             let value = try await body(postgres)
             await postgres.shutdown()
@@ -146,15 +165,14 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
-    /// A pool that fails fast with one clear line when the database cannot be reached.
-    /// With `requireSchema`, a database that was never migrated is reported as such.
-    func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, logger: Logger) async throws -> PostgresClient {
+    /// A pool, once the database answers (waiting as ``serverWait(longRunning:)`` says, then one
+    /// clear line). With `requireSchema`, a database that was never migrated is reported as such.
+    func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, longRunning: Bool = false,
+                         logger: Logger) async throws -> PostgresClient {
         let client = PostgresClient(configuration: try postgresConfiguration(), maxConnections: maxConnections, logger: logger)
         do {
-            let migrated = try await client.query("SELECT to_regclass('public.jobs') IS NOT NULL AS ok").first?.bool("ok") ?? false
-            if requireSchema && !migrated {
-                throw CLIError("database \(client.configuration.database) has no Reparto schema: run reparto migrate")
-            }
+            let migrated = try await serverWait(longRunning: longRunning).database(client, logger: logger)
+            if requireSchema && !migrated { throw CLIError.noSchema(client) }
         } catch {
             await client.shutdown()
             throw error
@@ -167,4 +185,8 @@ struct ClusterOptions: ParsableArguments {
 struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+
+    static func noSchema(_ client: PostgresClient) -> CLIError {
+        CLIError("database \(client.configuration.database) has no Reparto schema: run reparto migrate")
+    }
 }

@@ -34,10 +34,10 @@ struct LocalCluster {
         let configuration = try cluster.configuration
         try Kinds.checkProviderSecrets(configuration)
         let amqp = try cluster.amqpConfiguration()
-        try await AMQPConnection.check(amqp)
+        try await cluster.serverWait(longRunning: true).broker(amqp, logger: logger)
         let cluster = self.cluster, workers = self.workers, concurrency = self.concurrency
         let namespace = self.namespace, logger = self.logger, assetsRoot = self.assetsRoot
-        return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, logger: logger) { postgres in
+        return try await cluster.withPostgres(maxConnections: 4 + workers, requireSchema: false, longRunning: true, logger: logger) { postgres in
             let migrations = try Migrator.load(directory: Kinds.migrationsDirectory(configuration))
             _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
             let registry = Kinds.registry(configuration: configuration, postgres: postgres, assetsRoot: assetsRoot,

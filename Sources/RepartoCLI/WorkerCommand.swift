@@ -3,6 +3,7 @@ import ArgumentParser
 import Jobs
 import Logging
 import Operations
+import Postgres
 import RepartoConfiguration
 import ServiceLifecycle
 
@@ -46,8 +47,8 @@ struct WorkerCommand: AsyncParsableCommand {
         let metricsPort = try metrics.resolvedPort(configuration)
         if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
-        try await AMQPConnection.check(amqp)
-        let postgres = try await cluster.connectPostgres(maxConnections: 4, logger: logger)
+        let postgres = PostgresClient(configuration: try cluster.postgresConfiguration(), maxConnections: 4, logger: logger)
+        let wait = try cluster.serverWait(longRunning: true)
         let registry = Kinds.registry(configuration: configuration, postgres: postgres)
         let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
         let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
@@ -57,10 +58,14 @@ struct WorkerCommand: AsyncParsableCommand {
                             logger: logger)
         // Services shut down in reverse order: the worker drains first, the metrics server goes last.
         var services = metrics.services(port: metricsPort, health: worker.health, logger: logger)
-        services.append(.init(service: worker, successTerminationBehavior: .gracefullyShutdownGroup))
+        let gate = StartupGate(worker) {
+            try await wait.broker(amqp, logger: logger)
+            guard try await wait.database(postgres, logger: logger) else { throw CLIError.noSchema(postgres) }
+        }
+        services.append(.init(service: gate, successTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do { try await group.run() } catch { await postgres.shutdown(); throw error }
         await postgres.shutdown()
     }
 }
@@ -79,22 +84,23 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let metricsPort = try metrics.resolvedPort(try cluster.configuration)
         if metricsPort != nil { RepartoMetrics.bootstrap() }
         let amqp = try cluster.amqpConfiguration()
-        try await AMQPConnection.check(amqp)
-        let postgres = try await cluster.connectPostgres(maxConnections: 1, logger: logger)
+        let postgres = PostgresClient(configuration: try cluster.postgresConfiguration(), maxConnections: 1, logger: logger)
+        let wait = try cluster.serverWait(longRunning: true)
         let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
                                       amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)
         var services = metrics.services(port: metricsPort, health: coordinator.health, logger: logger)
         if metricsPort != nil {
             // The pool stays open for the sampler of queue lag and outbox backlog.
             services.append(.init(service: BacklogSampler(postgres: postgres, logger: logger)))
-        } else {
-            await postgres.shutdown()
         }
-        services.append(.init(service: coordinator))
+        services.append(.init(service: StartupGate(coordinator) {
+            try await wait.broker(amqp, logger: logger)
+            guard try await wait.database(postgres, logger: logger) else { throw CLIError.noSchema(postgres) }
+        }))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
-        if metricsPort != nil { await postgres.shutdown() }
+        do { try await group.run() } catch { await postgres.shutdown(); throw error }
+        await postgres.shutdown()
     }
 }
 

@@ -41,7 +41,8 @@ struct CLITests {
     @Test func unreachableBroker() async throws {
         var environment = try environment()
         environment["REPARTO_AMQP_URL"] = "amqp://reparto@127.0.0.1:1/%2f"
-        let output = try await RepartoProcess.run(["worker"], environment: environment)
+        // A worker waits for its servers (forever by default); with no wait it fails at once, in one line.
+        let output = try await RepartoProcess.run(["worker", "--wait-for-servers", "0"], environment: environment)
         expectCleanFailure(output, mentioning: "cannot connect to 127.0.0.1:1")
         #expect(output.stderr.split(separator: "\n").count == 1)
     }
