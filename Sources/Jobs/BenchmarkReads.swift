@@ -55,4 +55,11 @@ public enum BenchmarkReads {
         try await postgres.query("SELECT id, result::text AS result FROM jobs WHERE production_id = $1", [production])
             .compactMap { row in row.uuid("id").map { JobResult(id: $0, result: row.string("result")) } }
     }
+
+    /// Process ids of the workers alive now (heartbeating, not stopped) on this host.
+    public static func liveWorkerPIDs(host: String, on postgres: PostgresClient) async throws -> [Int32] {
+        try await postgres.query("""
+            SELECT pid FROM workers w WHERE reparto_worker_alive(w) AND host = $1 ORDER BY started_at
+            """, [host]).compactMap { $0.int32("pid") }
+    }
 }

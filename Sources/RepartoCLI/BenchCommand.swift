@@ -4,6 +4,7 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks: job throughput and latency, parsing, speech.",
-        subcommands: [BenchJobsCommand.self, BenchParseCommand.self, BenchSpeechCommand.self, BenchPipelineCommand.self],
+        subcommands: [BenchJobsCommand.self, BenchSoakCommand.self, BenchParseCommand.self, BenchSpeechCommand.self,
+                      BenchPipelineCommand.self],
         defaultSubcommand: BenchJobsCommand.self)
 }
