@@ -98,13 +98,13 @@ let package = Package(
         .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
 
         // MARK: tests
-        .target(name: "RepartoTestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
+        .target(name: "RepartoTestSupport", dependencies: ["Jobs", "AMQP"], path: "Tests/Support", swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "Pipeline", "Screenplay", "Speech", "Assets", "Operations", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),

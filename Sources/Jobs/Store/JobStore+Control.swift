@@ -14,7 +14,7 @@ extension JobStore {
         guard updated.count == 1 else { return false }
         try connection.query("""
             UPDATE jobs SET state = 'cancelled', publish_pending = false, finished_at = now()
-            WHERE production_id = $1 AND state IN ('queued', 'failed')
+            WHERE production_id = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
             """, [id])
         try connection.query("UPDATE jobs SET cancel_requested = true WHERE production_id = $1 AND state = 'running'", [id])
         try connection.notify(progressChannel, payload: id.uuidString.lowercased())
@@ -26,7 +26,7 @@ extension JobStore {
     static func cancelJob(_ id: UUID, on connection: PostgresConnection) throws -> Bool {
         let waiting = try connection.query("""
             UPDATE jobs SET state = 'cancelled', publish_pending = false, finished_at = now()
-            WHERE id = $1 AND state IN ('queued', 'failed') RETURNING id
+            WHERE id = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) RETURNING id
             """, [id])
         if waiting.count == 1 { return true }
         let running = try connection.query(
@@ -46,7 +46,7 @@ extension JobStore {
         var stageFilter: String?
         if let production {
             guard let first = try connection.query("""
-                SELECT stage FROM jobs WHERE production_id = $1 AND state IN ('dead', 'cancelled')
+                SELECT stage FROM jobs WHERE production_id = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.retryable))
                 ORDER BY created_at, id LIMIT 1
                 """, [production]).first else { return 0 }
             stageFilter = first.string("stage")
@@ -62,7 +62,7 @@ extension JobStore {
         let rows = try connection.query("""
             UPDATE jobs SET state = 'queued', attempts = 0, publish_pending = true, run_after = now(),
                 finished_at = NULL, cancel_requested = false
-            WHERE state IN ('dead', 'cancelled')
+            WHERE state IN \(JobLifecycle.sqlList(JobLifecycle.retryable))
               AND (id = ANY($1::uuid[]) OR (production_id = $2 AND stage IS NOT DISTINCT FROM $3))
             RETURNING id
             """, [ids ?? [], production, stageFilter])

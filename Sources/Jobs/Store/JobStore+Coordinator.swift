@@ -3,6 +3,13 @@ import Postgres
 
 // The coordinator: rescue and stage transitions.
 extension JobStore {
+    /// Tries to take the coordinators' leader lock (a session advisory lock, released when the
+    /// connection closes); true when this connection holds it.
+    @available(*, noasync)
+    static func tryLead(lockKey: Int64, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT pg_try_advisory_lock($1) AS ok", [lockKey]).first?.bool("ok") ?? false
+    }
+
     /// Fails the running jobs of workers that stopped heartbeating, so the relay runs them again;
     /// a job whose cancellation was requested becomes cancelled instead (it must not run again).
     @available(*, noasync)
@@ -29,7 +36,7 @@ extension JobStore {
             SELECT p.id, p.plan, p.stage FROM productions p
             WHERE p.state = 'running' AND NOT EXISTS (
                 SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
-                  AND j.state IN ('queued', 'running', 'failed'))
+                  AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active)))
             ORDER BY p.created_at
             LIMIT 100
             """).compactMap { row in
@@ -45,7 +52,7 @@ extension JobStore {
             SELECT id, name, plan, stage, params FROM productions WHERE id = $1 AND state = 'running' AND stage = $2 FOR UPDATE
             """, [id, stage]).first else { return nil }
         let active = try connection.query("""
-            SELECT count(*) AS n FROM jobs WHERE production_id = $1 AND stage = $2 AND state IN ('queued', 'running', 'failed')
+            SELECT count(*) AS n FROM jobs WHERE production_id = $1 AND stage = $2 AND state IN \(JobLifecycle.sqlList(JobLifecycle.active))
             """, [id, stage]).first?.int("n") ?? 0
         guard active == 0 else { return nil }
         let counts = try connection.query("""

@@ -8,7 +8,7 @@ extension JobStore {
     static func takeOutbox(limit: Int, on connection: PostgresConnection) throws -> [OutboxEntry] {
         try connection.query("""
             SELECT id, kind, queue, priority FROM jobs
-            WHERE publish_pending AND run_after <= now() AND state IN ('queued', 'failed')
+            WHERE publish_pending AND run_after <= now() AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
             ORDER BY run_after
             LIMIT $1
             FOR UPDATE SKIP LOCKED
@@ -39,7 +39,7 @@ extension JobStore {
     static func clearStaleOutbox(on connection: PostgresConnection) throws {
         try connection.query("""
             UPDATE jobs SET publish_pending = false
-            WHERE publish_pending AND state NOT IN ('queued', 'failed')
+            WHERE publish_pending AND state NOT IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
             """)
     }
 }

@@ -11,7 +11,7 @@ extension JobStore {
             UPDATE jobs j
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2
             WHERE j.id = ANY($1::uuid[])
-              AND ((j.state IN ('queued', 'failed') AND j.run_after <= now())
+              AND ((j.state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND j.run_after <= now())
                    OR (j.state = 'running' AND NOT EXISTS (
                         SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))))
             RETURNING j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms
