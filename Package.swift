@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(name: "reparto", dependencies: ["RepartoCLI"], swiftSettings: swiftSettings),
 
         // MARK: tests
-        .target(name: "RepartoTestSupport", dependencies: ["RepartoConfiguration"], path: "Tests/Support", swiftSettings: swiftSettings),
+        .target(name: "RepartoTestSupport", dependencies: ["Jobs", "AMQP", "RepartoConfiguration"], path: "Tests/Support", swiftSettings: swiftSettings),
         .testTarget(name: "RepartoConfigurationTests", dependencies: [
             "RepartoConfiguration", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),

@@ -20,21 +20,6 @@ public struct BacklogSample: Sendable, Equatable {
     /// Reads a sample (two aggregate statements in one transaction, so both use the same `now()`).
     @available(*, noasync)
     public static func read(on connection: PostgresConnection) throws -> BacklogSample {
-        try connection.transaction { connection in
-            var lag: [String: Double] = [:]
-            for row in try connection.query("""
-                SELECT queue, greatest(0, extract(epoch FROM now() - min(run_after)))::float8 AS lag
-                FROM jobs
-                WHERE state IN ('queued', 'failed') AND run_after <= now()
-                GROUP BY queue
-                """) {
-                if let queue = row.string("queue"), let seconds = row.double("lag") { lag[queue] = seconds }
-            }
-            let backlog = try connection.query("""
-                SELECT count(*) AS n FROM jobs
-                WHERE publish_pending AND run_after <= now() AND state IN ('queued', 'failed')
-                """).first?.int("n") ?? 0
-            return BacklogSample(queueLagSeconds: lag, outboxBacklog: backlog)
-        }
+        try JobStore.backlog(on: connection)
     }
 }

@@ -71,7 +71,7 @@ public final class Coordinator: Service, Sendable {
                 }
                 guard let db = connection else { continue }
                 if !leading {
-                    leading = try db.query("SELECT pg_try_advisory_lock($1) AS ok", [Self.leaderLockKey]).first?.bool("ok") ?? false
+                    leading = try JobStore.tryLead(lockKey: Self.leaderLockKey, on: db)
                     if leading { logger.info("coordinator is the leader") }
                 }
                 if leading {
@@ -109,19 +109,14 @@ public final class Coordinator: Service, Sendable {
                     guard let snapshot = try JobStore.lockProductionForAdvance(candidate.id, stage: candidate.stage, on: connection) else {
                         return
                     }
-                    switch try plan.advance(snapshot, on: connection) {
-                    case .next(let stage, let jobs):
+                    switch StageTransition.decide(try plan.advance(snapshot, on: connection), for: snapshot) {
+                    case .move(let stage, let jobs):
                         try JobStore.moveProduction(snapshot.id, toStage: stage, on: connection)
-                        var staged = jobs
-                        for index in staged.indices {
-                            staged[index].options.productionID = snapshot.id
-                            staged[index].options.stage = stage
-                        }
-                        _ = try JobStore.insert(staged, on: connection)
+                        _ = try JobStore.insert(jobs, on: connection)
                         logger.info("production advanced", metadata: [
                             "production_id": "\(snapshot.id)", "stage": "\(stage)", "jobs": "\(jobs.count)"])
-                    case .finish:
-                        try JobStore.finishProduction(snapshot.id, withFailures: snapshot.dead > 0, on: connection)
+                    case .finish(let withFailures):
+                        try JobStore.finishProduction(snapshot.id, withFailures: withFailures, on: connection)
                         logger.info("production finished", metadata: [
                             "production_id": "\(snapshot.id)", "succeeded": "\(snapshot.succeeded)", "failed": "\(snapshot.dead)"])
                     }

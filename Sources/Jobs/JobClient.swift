@@ -36,6 +36,29 @@ public final class JobClient: Sendable {
         return try await postgres.withTransaction { try JobStore.insert(requests, on: $0) }
     }
 
+    /// Jobs per transaction for ``enqueue(count:chunkSize:_:)``.
+    public static let enqueueChunkSize = 5000
+
+    /// Enqueues `count` jobs made by `make` (given each job's index), in transactions of at most
+    /// `chunkSize` jobs (one multi-row statement each), so that a million jobs hold neither one
+    /// huge transaction nor all their requests in memory at once. Returns the ids in order.
+    @discardableResult
+    public func enqueue(count: Int, chunkSize: Int = JobClient.enqueueChunkSize,
+                        _ make: (Int) throws -> JobRequest) async throws -> [UUID] {
+        var ids: [UUID] = []
+        ids.reserveCapacity(count)
+        for range in JobClient.chunks(count: count, size: chunkSize) {
+            ids += try await enqueue(try range.map(make))
+        }
+        return ids
+    }
+
+    /// `0..<count` cut into consecutive ranges of at most `size` (at least 1).
+    static func chunks(count: Int, size: Int) -> [Range<Int>] {
+        let size = max(1, size)
+        return stride(from: 0, to: max(0, count), by: size).map { $0..<min($0 + size, count) }
+    }
+
     /// Enqueues inside the caller's own transaction: the jobs exist if and only if it commits.
     @available(*, noasync)
     @discardableResult
@@ -50,6 +73,13 @@ public final class JobClient: Sendable {
             try JobStore.createProduction(id: id, name: name, plan: plan, stage: stage, parameters: parameters, on: $0)
         }
         return id
+    }
+
+    /// Creates the production that `reference` names, unless it exists: a UUID, or a name that
+    /// ``ProductionName`` maps to a stable id (so the same name twice means one production).
+    /// Returns its id.
+    public func createProduction(named reference: String) async throws -> UUID {
+        try await createProduction(id: ProductionName.resolve(reference), name: reference)
     }
 
     /// Creates a production inside the caller's transaction.

@@ -69,35 +69,26 @@ public final class Worker: Service, Sendable {
     public let identity: WorkerIdentity
     /// The worker's (and its relay's) connections, for readiness.
     public let health: ConnectionHealth
-    private let amqp: AMQPConfiguration
-    private let postgres: PostgresClient
+    private let storage: any WorkerStorage
     private let registry: JobRegistry
     private let settings: WorkerSettings
     private let logger: Logger
-    private let consumer: AMQPConsumer
+    private let consumer: any JobTransport
     private let relay: OutboxRelay?
     private let semaphore: AsyncSemaphore
     private let state = Mutex(State())
     private let claims: Batcher<Delivered>
     private let completions: Batcher<Completed>
 
-    public init(amqp: AMQPConfiguration, postgres: PostgresClient, registry: JobRegistry,
-                settings: WorkerSettings, logger: Logger) {
-        self.amqp = amqp
-        self.postgres = postgres
-        self.registry = registry
-        self.settings = settings
-        self.logger = logger
-        let identity = WorkerIdentity(queues: settings.queues, concurrency: settings.concurrency,
-                                      heartbeatInterval: settings.heartbeatInterval)
-        self.identity = identity
+    /// A worker on RabbitMQ and PostgreSQL (with an outbox relay when `settings.runsRelay`).
+    public convenience init(amqp: AMQPConfiguration, postgres: PostgresClient, registry: JobRegistry,
+                            settings: WorkerSettings, logger: Logger) {
         let queues = settings.queues
         let namespace = settings.namespace
         let health = ConnectionHealth()
         health.require(.consumerBroker)
         health.require(.workerDatabase)
-        self.health = health
-        consumer = AMQPConsumer(
+        let consumer = AMQPConsumer(
             configuration: amqp,
             settings: .init(queues: queues.map { JobTopology.queueName($0, namespace: namespace) }, prefetch: settings.prefetch) { connection in
                 try JobTopology.declareBase(on: connection)
@@ -106,8 +97,30 @@ public final class Worker: Service, Sendable {
             logger: logger,
             onConnect: { _ in health.markUp(.consumerBroker) },
             onDisconnect: { health.markDown(.consumerBroker) })
-        relay = settings.runsRelay
+        let relay = settings.runsRelay
             ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, namespace: namespace, logger: logger, health: health) : nil
+        self.init(transport: AMQPJobTransport(consumer: consumer), storage: PostgresWorkerStorage(postgres: postgres),
+                  registry: registry, settings: settings, logger: logger, health: health, relay: relay)
+    }
+
+    /// A worker on any transport and storage (in-memory ones in unit tests), without an outbox relay.
+    public convenience init(transport: any JobTransport, storage: any WorkerStorage, registry: JobRegistry,
+                            settings: WorkerSettings, logger: Logger) {
+        self.init(transport: transport, storage: storage, registry: registry, settings: settings, logger: logger,
+                  health: ConnectionHealth(), relay: nil)
+    }
+
+    private init(transport: any JobTransport, storage: any WorkerStorage, registry: JobRegistry,
+                 settings: WorkerSettings, logger: Logger, health: ConnectionHealth, relay: OutboxRelay?) {
+        self.storage = storage
+        self.registry = registry
+        self.settings = settings
+        self.logger = logger
+        self.identity = WorkerIdentity(queues: settings.queues, concurrency: settings.concurrency,
+                                       heartbeatInterval: settings.heartbeatInterval)
+        self.health = health
+        self.consumer = transport
+        self.relay = relay
         semaphore = AsyncSemaphore(settings.concurrency)
         // Batchers call back into self, which does not exist yet: they reach it through a box.
         let box = WorkerBox()
@@ -140,9 +153,7 @@ public final class Worker: Service, Sendable {
         await relay?.stop()
         do {
             let (succeeded, failed) = state.withLock { ($0.succeeded, $0.failed) }
-            try await postgres.withConnection { [identity] in
-                try JobStore.markStopped(workerID: identity.id, succeeded: succeeded, failed: failed, on: $0)
-            }
+            try await storage.markStopped(workerID: identity.id, succeeded: succeeded, failed: failed)
         } catch {
             logger.warning("could not record the worker as stopped", metadata: ["error": "\(error)"])
         }
@@ -164,7 +175,7 @@ public final class Worker: Service, Sendable {
         let ids = batch.map(\.id)
         let workerID = identity.id
         let claimed: [ClaimedJob] = await retryingDatabase("claim jobs") {
-            try await self.postgres.withConnection { try JobStore.claim(ids, workerID: workerID, on: $0) }
+            try await self.storage.claim(ids, workerID: workerID)
         } ?? []
         var byID = Dictionary(claimed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for item in batch {
@@ -199,16 +210,16 @@ public final class Worker: Service, Sendable {
     }
 
     private func execute(_ job: ClaimedJob) async -> JobOutcome {
-        guard let definition = registry.definition(for: job.kind) else {
-            return outcome(for: job, error: JobError.unknownKind(job.kind), policy: RetryPolicy())
-        }
+        guard let definition = registry.definition(for: job.kind) else { return AttemptDecision.unknownKind(job) }
         let (draining, cancelled) = state.withLock { ($0.draining, $0.cancelRequested.contains(job.id)) }
-        if draining {
+        switch AttemptDecision.start(draining: draining, cancelRequested: cancelled) {
+        case .handBack:
             return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
-        }
-        // Claimed, then cancelled while it waited for a handler slot: it never starts.
-        if cancelled {
+        case .cancel:
+            // Claimed, then cancelled while it waited for a handler slot: it never starts.
             return JobOutcome(id: job.id, attempt: job.attempt, state: .cancelled, error: "cancelled before it started")
+        case .run:
+            break
         }
         let context = JobContext(jobID: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts,
                                  productionID: job.productionID, stage: job.stage, logger: logger)
@@ -223,45 +234,34 @@ public final class Worker: Service, Sendable {
             let result = try await definition.run(job.parameters, context)
             Timer(label: "reparto_job_duration_seconds", dimensions: [("kind", job.kind)], preferredDisplayUnit: .seconds)
                 .record(duration: ContinuousClock.now - started)
-            var success = JobOutcome(id: job.id, attempt: job.attempt, state: .succeeded, result: result)
+            var success = AttemptDecision.succeeded(job, result: result)
             success.effects = context.effects.all
             let policy = definition.retryPolicy
             success.onEffectFailure = { [job] text in
-                Self.failure(for: job, text: text, retryable: true, policy: policy)
+                var generator = SystemRandomNumberGenerator()
+                return AttemptDecision.failure(job, text: text, retryable: true, policy: policy, using: &generator)
             }
             return success
         } catch {
             let (cancelRequested, draining, timedOut) = state.withLock {
                 ($0.cancelRequested.contains(job.id), $0.draining, $0.timedOut.contains(job.id))
             }
-            if timedOut && !cancelRequested && !draining {
-                let error = JobError.timedOut(seconds: timeout)
-                context.logger.warning("job attempt failed", metadata: ["kind": "\(job.kind)", "attempt": "\(job.attempt)", "error": "\(error)"])
-                return outcome(for: job, error: error, policy: definition.retryPolicy)
+            var generator = SystemRandomNumberGenerator()
+            let outcome = AttemptDecision.threw(job, error: error, cancelRequested: cancelRequested, draining: draining,
+                                                taskCancelled: Task.isCancelled, timedOutAfter: timedOut ? timeout : nil,
+                                                policy: definition.retryPolicy, using: &generator)
+            if outcome.state == .failed || outcome.state == .dead {
+                context.logger.warning("job attempt failed", metadata: [
+                    "kind": "\(job.kind)", "attempt": "\(job.attempt)", "error": "\(outcome.error ?? "\(error)")"])
             }
-            if cancelRequested {
-                return JobOutcome(id: job.id, attempt: job.attempt, state: .cancelled, error: "cancelled while running")
-            }
-            if draining && (error is CancellationError || Task.isCancelled) {
-                return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
-            }
-            context.logger.warning("job attempt failed", metadata: ["kind": "\(job.kind)", "attempt": "\(job.attempt)", "error": "\(error)"])
-            return outcome(for: job, error: error, policy: definition.retryPolicy)
+            return outcome
         }
     }
 
-    private func outcome(for job: ClaimedJob, error: any Error, policy: RetryPolicy) -> JobOutcome {
-        let retryable = (error as? any RetryableError)?.isRetryable ?? !(error is DecodingError)
-        return Self.failure(for: job, text: "\(error)", retryable: retryable, policy: policy)
-    }
-
+    /// A failed attempt's outcome (see ``AttemptDecision/failure(_:text:retryable:policy:using:)``).
     static func failure(for job: ClaimedJob, text: String, retryable: Bool, policy: RetryPolicy) -> JobOutcome {
-        if retryable && job.attempt < job.maxAttempts {
-            return JobOutcome(id: job.id, attempt: job.attempt, state: .failed, error: text,
-                              retryDelay: policy.delay(afterAttempt: job.attempt))
-        }
-        let reason = retryable ? "\(text) (gave up after \(job.attempt) attempts)" : text
-        return JobOutcome(id: job.id, attempt: job.attempt, state: .dead, error: reason)
+        var generator = SystemRandomNumberGenerator()
+        return AttemptDecision.failure(job, text: text, retryable: retryable, policy: policy, using: &generator)
     }
 
     /// The deadline thread's action: the job ran out of time; stop its task.
@@ -279,7 +279,7 @@ public final class Worker: Service, Sendable {
     private func commit(_ batch: [Completed]) async {
         let outcomes = batch.map(\.outcome)
         var applied: [JobOutcome]? = await retryingDatabase("commit job results", giveUpOnQueryErrors: true) {
-            try await self.postgres.withTransaction { try JobStore.complete(outcomes, on: $0) }
+            try await self.storage.complete(outcomes)
         }
         if applied == nil {
             // A statement error (not a lost connection) sank the batch: commit one by one so a
@@ -291,47 +291,37 @@ public final class Worker: Service, Sendable {
                 if let production = item.productionID { about["production_id"] = "\(production)" }
                 if let done = await retryingDatabase("commit one job result", giveUpOnQueryErrors: true, metadata: about,
                                                      operation: {
-                    try await self.postgres.withTransaction { try JobStore.complete([outcome], on: $0) }
+                    try await self.storage.complete([outcome])
                 }) {
                     each.append(contentsOf: done)
                 } else {
                     let dead = JobOutcome(id: outcome.id, attempt: outcome.attempt, state: .dead,
                                           error: "the job's result could not be stored")
                     each.append(contentsOf: await retryingDatabase("record a failed commit", metadata: about) {
-                        try await self.postgres.withTransaction { try JobStore.complete([dead], on: $0) }
+                        try await self.storage.complete([dead])
                     } ?? [])
                 }
             }
             applied = each
         }
         let byID = Dictionary((applied ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var succeeded = 0, failed = 0
-        for item in batch {
-            let final = byID[item.outcome.id]
-            switch final?.state {
-            case .dead?:
-                failed += 1
-                Counter(label: "reparto_jobs_failed_total", dimensions: [("kind", item.kind)]).increment()
-                Counter(label: "reparto_jobs_dead_total", dimensions: [("kind", item.kind)]).increment()
-                consumer.reject(item.delivery, requeue: false) // to the dead-letter queue
-            case .queued?:
-                consumer.reject(item.delivery, requeue: true)
-            case .failed?:
-                failed += 1
-                Counter(label: "reparto_jobs_failed_total", dimensions: [("kind", item.kind)]).increment()
-                Counter(label: "reparto_jobs_retried_total", dimensions: [("kind", item.kind)]).increment()
-                consumer.ack(item.delivery) // the relay republishes it when the backoff is over
-            case .succeeded?:
-                succeeded += 1
-                Counter(label: "reparto_jobs_succeeded_total", dimensions: [("kind", item.kind)]).increment()
-                consumer.ack(item.delivery)
-            case .cancelled?, nil:
-                consumer.ack(item.delivery)
-            }
-        }
+        let decisions = batch.map { AttemptDecision.acknowledgement(for: byID[$0.outcome.id]?.state) }
+        // Counted before the acks go out, so whoever sees an ack also sees it counted.
         state.withLock { state in
-            state.succeeded += succeeded
-            state.failed += failed
+            state.succeeded += decisions.filter(\.succeeded).count
+            state.failed += decisions.filter(\.failed).count
+        }
+        for (item, decision) in zip(batch, decisions) {
+            let dimensions = [("kind", item.kind)]
+            if decision.succeeded { Counter(label: "reparto_jobs_succeeded_total", dimensions: dimensions).increment() }
+            if decision.failed { Counter(label: "reparto_jobs_failed_total", dimensions: dimensions).increment() }
+            if decision.dead { Counter(label: "reparto_jobs_dead_total", dimensions: dimensions).increment() }
+            if decision.retried { Counter(label: "reparto_jobs_retried_total", dimensions: dimensions).increment() }
+            switch decision.delivery {
+            case .ack: consumer.ack(item.delivery) // a retry is republished by the relay when due
+            case .deadLetter: consumer.reject(item.delivery, requeue: false)
+            case .requeue: consumer.reject(item.delivery, requeue: true)
+            }
         }
     }
 
@@ -381,9 +371,8 @@ public final class Worker: Service, Sendable {
         let identity = self.identity
         Gauge(label: "reparto_jobs_in_flight").record(local.count)
         do {
-            let cancel = try await postgres.withConnection {
-                try JobStore.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count, local: local, on: $0)
-            }
+            let cancel = try await storage.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count,
+                                                     local: local)
             health.markUp(.workerDatabase)
             return cancel
         } catch {
@@ -400,15 +389,12 @@ public final class Worker: Service, Sendable {
                 let (cancel, lost) = try await heartbeatOnce()
                 guard !cancel.isEmpty || !lost.isEmpty else { continue }
                 let tasks = state.withLock { state in
-                    cancel.compactMap { id -> Task<Void, Never>? in
-                        state.cancelRequested.insert(id)
-                        return state.running[id]
-                    } + lost.compactMap { state.running[$0] }
+                    let decision = HeartbeatDecision.decide(cancel: cancel, lost: lost, running: Set(state.running.keys))
+                    state.cancelRequested.formUnion(decision.markCancelled)
+                    return decision.stop.compactMap { state.running[$0] }
                 }
                 // A lost job's outcome is fenced out at commit (another attempt owns the row now);
-                // stopping it frees the slot and keeps a handler from working for nothing. Not
-                // marked as cancel-requested: the job itself was not cancelled, and this worker
-                // may claim its next attempt.
+                // stopping it frees the slot and keeps a handler from working for nothing.
                 if !lost.isEmpty { logger.warning("stopping jobs this worker no longer owns", metadata: ["count": "\(lost.count)"]) }
                 tasks.forEach { $0.cancel() }
             } catch {
@@ -423,7 +409,7 @@ public final class Worker: Service, Sendable {
         logger.info("draining", metadata: ["in_flight": "\(state.withLock { $0.running.count })"])
         consumer.stopConsuming()
         let deadline = ContinuousClock.now + .seconds(settings.drainTimeout)
-        while state.withLock({ !$0.running.isEmpty }) && ContinuousClock.now < deadline {
+        while case .wait = DrainDecision.next(running: state.withLock { $0.running.count }, now: .now, deadline: deadline) {
             try? await Task.sleep(for: .milliseconds(20))
         }
         let leftovers = state.withLock { state -> [Task<Void, Never>] in

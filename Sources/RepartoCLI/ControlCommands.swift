@@ -4,7 +4,7 @@ import Jobs
 
 /// Parses a job or production id (a UUID, or a production name given to `enqueue --production`).
 private func parseID(_ text: String) -> UUID {
-    UUID(uuidString: text) ?? ProductionName.id(for: text)
+    ProductionName.resolve(text)
 }
 
 /// `reparto cancel ID`: cancels a production or a job.

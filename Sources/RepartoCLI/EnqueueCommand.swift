@@ -63,20 +63,12 @@ struct EnqueueCommand: AsyncParsableCommand {
             let client = JobClient(postgres: postgres)
             var productionID: UUID?
             if let production {
-                let id = UUID(uuidString: production) ?? ProductionName.id(for: production)
-                productionID = try await client.createProduction(id: id, name: production)
+                productionID = try await client.createProduction(named: production)
             }
             let options = JobOptions(priority: priority, maxAttempts: maxAttempts, idempotencyKey: idempotencyKey,
                                      productionID: productionID, runAfter: delay.map { Date().addingTimeInterval($0) })
-            var ids: [UUID] = []
-            var remaining = count
-            while remaining > 0 {
-                let chunk = min(remaining, 5000)
-                let requests = (0..<chunk).map { _ in
-                    JobRequest(kind: kind, queue: definition.queue, parameters: json, options: options)
-                }
-                ids += try await client.enqueue(requests)
-                remaining -= chunk
+            let ids = try await client.enqueue(count: count) { _ in
+                JobRequest(kind: kind, queue: definition.queue, parameters: json, options: options)
             }
             return (productionID, ids)
         }
@@ -90,21 +82,3 @@ struct EnqueueCommand: AsyncParsableCommand {
 }
 
 extension JobPriority: ExpressibleByArgument {}
-
-/// Names for productions: a name maps to a stable id, so `--production nightly` twice means one production.
-enum ProductionName {
-    static func id(for name: String) -> UUID {
-        // Stable name-based id (FNV-1a over the name, spread over 128 bits).
-        var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x8422_2325_cbf2_9ce4
-        for byte in name.utf8 {
-            a = (a ^ UInt64(byte)) &* 0x100_0000_01b3
-            b = (b ^ UInt64(byte)) &* 0x100_0000_01b3 &+ 7
-        }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<8 { bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i))); bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i))) }
-        bytes[6] = (bytes[6] & 0x0f) | 0x50 // version 5-style
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-    }
-}

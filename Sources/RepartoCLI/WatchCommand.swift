@@ -19,7 +19,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.watch")
-        let production = UUID(uuidString: id) ?? ProductionName.id(for: id)
+        let production = ProductionName.resolve(id)
         let final = try await cluster.withPostgres(logger: logger) { postgres in
             let client = JobClient(postgres: postgres)
             let first = try await client.progress(production)

@@ -21,41 +21,67 @@ public struct TableReadPlan: ProductionPlan {
 
     public var name: String { TableReadRequest.plan }
 
-    public func advance(_ production: ProductionSnapshot, on connection: PostgresConnection) throws -> StageDecision {
-        let request = try JSONDecoder().decode(TableReadRequest.self, from: production.parameters)
-        let options = request.jobOptions
-        switch TableReadRequest.Stage(rawValue: production.stage) {
+    /// What comes after a finished stage, decided from what the stage left behind (pure: the
+    /// facts are read by ``advance(_:on:)``).
+    enum Step: Equatable {
+        /// The parse succeeded: record the document, then enrich.
+        case enrich(documentID: UUID)
+        /// Generate the audio of these lines, in jobs of at most `linesPerJob` lines.
+        case generate([[TableReadLine]])
+        case assemble
+        case finish
+    }
+
+    /// The next step after `stage`: `parsed` is the parse job's document (nil when it failed),
+    /// `enrichSucceeded` whether the enrich job succeeded, `pending` the lines without audio.
+    static func step(after stage: TableReadRequest.Stage?, parsed: UUID?, enrichSucceeded: Bool,
+                     pending: [TableReadLine], linesPerJob: Int) -> Step {
+        switch stage {
         case .parse:
-            guard let parsed = try TableReadRows.parseResult(production.id, on: connection) else { return .finish }
-            try TableReadRows.setDocument(production.id, documentID: parsed.documentID, on: connection)
-            return .next(stage: TableReadRequest.Stage.enrich.rawValue,
-                         jobs: [try JobRequest(EnrichJob(productionID: production.id), options: options)])
+            return parsed.map { .enrich(documentID: $0) } ?? .finish
         case .enrich:
-            guard try TableReadRows.stageSucceeded(production.id, stage: production.stage, on: connection) else { return .finish }
-            let pending = try TableReadRows.linesNeedingAudio(production.id, on: connection)
-            guard !pending.isEmpty else { return try assemble(production, options: options) }
-            let documentID = try TableReadRows.context(production.id, on: connection)?.documentID
-            let size = max(1, request.linesPerJob)
-            var jobs: [JobRequest] = []
-            jobs.reserveCapacity(pending.count / size + 1)
-            for start in stride(from: 0, to: pending.count, by: size) {
-                let items = pending[start..<min(start + size, pending.count)].map { line in
-                    GenerateJob.Item(text: line.text, voice: line.voice, provider: line.provider, language: line.language,
-                                     owner: .init(kind: .element, id: Self.elementID(documentID, line)))
-                }
-                jobs.append(try JobRequest(GenerateJob(items: items), options: options))
-            }
-            return .next(stage: TableReadRequest.Stage.generate.rawValue, jobs: jobs)
+            guard enrichSucceeded else { return .finish }
+            guard !pending.isEmpty else { return .assemble }
+            let size = max(1, linesPerJob)
+            return .generate(stride(from: 0, to: pending.count, by: size).map { Array(pending[$0..<min($0 + size, pending.count)]) })
         case .generate:
-            return try assemble(production, options: options)
+            return .assemble
         case .assemble, nil:
             return .finish
         }
     }
 
-    private func assemble(_ production: ProductionSnapshot, options: JobOptions) throws -> StageDecision {
-        .next(stage: TableReadRequest.Stage.assemble.rawValue,
-              jobs: [try JobRequest(AssembleJob(productionID: production.id), options: options)])
+    public func advance(_ production: ProductionSnapshot, on connection: PostgresConnection) throws -> StageDecision {
+        let request = try JSONDecoder().decode(TableReadRequest.self, from: production.parameters)
+        let options = request.jobOptions
+        let stage = TableReadRequest.Stage(rawValue: production.stage)
+        // Read only what the finished stage's decision needs.
+        let parsed = stage == .parse ? try TableReadRows.parseResult(production.id, on: connection) : nil
+        let enrichSucceeded = stage == .enrich
+            ? try TableReadRows.stageSucceeded(production.id, stage: production.stage, on: connection) : false
+        let pending = enrichSucceeded ? try TableReadRows.linesNeedingAudio(production.id, on: connection) : []
+        switch Self.step(after: stage, parsed: parsed?.documentID, enrichSucceeded: enrichSucceeded, pending: pending,
+                         linesPerJob: request.linesPerJob) {
+        case .enrich(let documentID):
+            try TableReadRows.setDocument(production.id, documentID: documentID, on: connection)
+            return .next(stage: TableReadRequest.Stage.enrich.rawValue,
+                         jobs: [try JobRequest(EnrichJob(productionID: production.id), options: options)])
+        case .generate(let batches):
+            let documentID = try TableReadRows.context(production.id, on: connection)?.documentID
+            let jobs = try batches.map { batch in
+                let items = batch.map { line in
+                    GenerateJob.Item(text: line.text, voice: line.voice, provider: line.provider, language: line.language,
+                                     owner: .init(kind: .element, id: Self.elementID(documentID, line)))
+                }
+                return try JobRequest(GenerateJob(items: items), options: options)
+            }
+            return .next(stage: TableReadRequest.Stage.generate.rawValue, jobs: jobs)
+        case .assemble:
+            return .next(stage: TableReadRequest.Stage.assemble.rawValue,
+                         jobs: [try JobRequest(AssembleJob(productionID: production.id), options: options)])
+        case .finish:
+            return .finish
+        }
     }
 
     /// `document/chapter/order`, the owner id of a line's audio.

@@ -1,29 +1,25 @@
 import Foundation
+import Jobs
 import Postgres
 
 /// The read-side SQL of ``TableReadResults``.
 enum TableReadResultRows {
     static func load(_ id: UUID, on connection: PostgresConnection) throws -> TableReadResults? {
         guard let row = try connection.query("""
-            SELECT p.name, p.state, p.stage, t.*, c.narrator
-            FROM productions p JOIN table_reads t ON t.production_id = p.id
-            LEFT JOIN casts c ON c.owner = $2
-            WHERE p.id = $1
-            """, [id, TableReadRows.castOwner(id)]).first else { return nil }
+            SELECT t.*, c.narrator
+            FROM table_reads t LEFT JOIN casts c ON c.owner = $2
+            WHERE t.production_id = $1
+            """, [id, TableReadRows.castOwner(id)]).first,
+              let production = try ProductionJobs.production(id, on: connection) else { return nil }
         var files: TableReadResults.Files?
         if let audio = row.string("audio_path"), let subtitles = row.string("subtitles_path"),
            let chapters = row.string("chapters_path"), let report = row.string("report_path") {
             files = .init(audio: audio, subtitles: subtitles, chapters: chapters, report: report)
         }
         let order = TableReadRequest.Stage.allCases.map(\.rawValue)
-        let stages = try connection.query("""
-            SELECT stage, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS ok,
-                   count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-            FROM jobs WHERE production_id = $1 GROUP BY stage
-            """, [id]).map { r in
-                let total = r.int("total") ?? 0, ok = r.int("ok") ?? 0, dead = r.int("dead") ?? 0, cancelled = r.int("cancelled") ?? 0
-                return TableReadResults.Stage(name: r.string("stage") ?? "", total: total, succeeded: ok, failed: dead,
-                                              cancelled: cancelled, pending: total - ok - dead - cancelled)
+        let stages = try ProductionJobs.stageCounts(production: id, on: connection).map { count in
+                TableReadResults.Stage(name: count.stage ?? "", total: count.total, succeeded: count.succeeded,
+                                       failed: count.dead, cancelled: count.cancelled, pending: count.pending)
             }.sorted { (order.firstIndex(of: $0.name) ?? order.count) < (order.firstIndex(of: $1.name) ?? order.count) }
         let characters = try connection.query("""
             SELECT name, dialogue_lines, words, first_chapter, first_order, to_jsonb(scenes)::text AS scenes, voice
@@ -43,17 +39,12 @@ enum TableReadResultRows {
                                        timeOfDay: r.string("time_of_day"), eighths: r.int("eighths") ?? 0,
                                        estimatedSeconds: r.double("estimated_seconds") ?? 0)
             }
-        let failures = try connection.query("""
-            SELECT id, kind, stage, state, last_error FROM jobs
-            WHERE production_id = $1 AND state IN ('dead', 'cancelled', 'failed')
-            ORDER BY created_at, id LIMIT 1000
-            """, [id]).compactMap { r -> TableReadResults.Failure? in
-                guard let jobID = r.uuid("id") else { return nil }
-                return .init(jobID: jobID, kind: r.string("kind") ?? "", stage: r.string("stage"), state: r.string("state") ?? "",
-                             error: r.string("last_error"))
+        let failures = try ProductionJobs.failures(production: id, limit: 1000, on: connection).map { failure in
+                TableReadResults.Failure(jobID: failure.id, kind: failure.kind, stage: failure.stage,
+                                         state: failure.state.rawValue, error: failure.lastError)
             }
         return TableReadResults(
-            productionID: id, name: row.string("name") ?? "", state: row.string("state") ?? "", stage: row.string("stage") ?? "",
+            productionID: id, name: production.name, state: production.state, stage: production.stage,
             source: row.string("source_name") ?? "", documentID: row.uuid("document_id"), provider: row.string("provider"),
             language: row.string("language"), narratorVoice: row.string("narrator"), pageCount: row.double("page_count"),
             estimatedSeconds: row.double("estimated_seconds"), wordCount: row.int("word_count"), lineCount: row.int("line_count"),

@@ -47,11 +47,8 @@ enum TableReadRows {
 
     /// The result of the production's succeeded parse job, if any.
     static func parseResult(_ productionID: UUID, on connection: PostgresConnection) throws -> ParseJobResult? {
-        try connection.query("""
-            SELECT result::text AS result FROM jobs
-            WHERE production_id = $1 AND stage = 'parse' AND state = 'succeeded'
-            ORDER BY finished_at DESC LIMIT 1
-            """, [productionID]).first?.json("result", as: ParseJobResult.self)
+        try ProductionJobs.latestResult(production: productionID, stage: TableReadRequest.Stage.parse.rawValue, on: connection)
+            .map { try JSONDecoder().decode(ParseJobResult.self, from: $0) }
     }
 
     static func setDocument(_ productionID: UUID, documentID: UUID, on connection: PostgresConnection) throws {
@@ -60,9 +57,7 @@ enum TableReadRows {
 
     /// True when a job of `stage` succeeded for the production.
     static func stageSucceeded(_ productionID: UUID, stage: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("""
-            SELECT 1 FROM jobs WHERE production_id = $1 AND stage = $2 AND state = 'succeeded' LIMIT 1
-            """, [productionID, stage]).count == 1
+        try ProductionJobs.stageSucceeded(production: productionID, stage: stage, on: connection)
     }
 
     /// Lines whose audio does not exist yet, one per distinct content key, in script order.
@@ -83,11 +78,10 @@ enum TableReadRows {
 
     /// The production's request and parsed document id.
     static func context(_ productionID: UUID, on connection: PostgresConnection) throws -> (request: TableReadRequest, documentID: UUID?)? {
-        guard let row = try connection.query("""
-            SELECT p.params::text AS params, t.document_id
-            FROM productions p JOIN table_reads t ON t.production_id = p.id WHERE p.id = $1
-            """, [productionID]).first, let request = try row.json("params", as: TableReadRequest.self) else { return nil }
-        return (request, row.uuid("document_id"))
+        guard let row = try connection.query(
+            "SELECT document_id FROM table_reads WHERE production_id = $1", [productionID]).first,
+              let production = try ProductionJobs.production(productionID, on: connection) else { return nil }
+        return (try JSONDecoder().decode(TableReadRequest.self, from: production.parameters), row.uuid("document_id"))
     }
 
     /// Replaces the production's characters, scenes, lines and cast, and records the summary.
@@ -187,15 +181,18 @@ enum TableReadRows {
     /// Why generation failed, by (text, voice): the last error of each dead or cancelled
     /// `generate` job of the production.
     static func generationFailures(_ productionID: UUID, on connection: PostgresConnection) throws -> [String: String] {
+        /// The part of a ``GenerateJob``'s parameters this needs; tolerant of anything else.
+        struct Items: Decodable {
+            struct Item: Decodable { var text: String?; var voice: String? }
+            var items: [Item]?
+        }
         var reasons: [String: String] = [:]
-        for row in try connection.query("""
-            SELECT it->>'text' AS text, it->>'voice' AS voice, j.state, j.last_error
-            FROM jobs j CROSS JOIN LATERAL jsonb_array_elements(j.params->'items') it
-            WHERE j.production_id = $1 AND j.kind = 'generate' AND j.state IN ('dead', 'cancelled')
-            ORDER BY j.finished_at
-            """, [productionID]) {
-            let key = failureKey(text: row.string("text") ?? "", voice: row.string("voice") ?? "")
-            reasons[key] = row.string("state") == "cancelled" ? "cancelled" : (row.string("last_error") ?? "generation failed")
+        for job in try ProductionJobs.unsuccessfulJobs(production: productionID, kind: GenerateJob.kind, on: connection) {
+            let items = (try? JSONDecoder().decode(Items.self, from: job.parameters))?.items ?? []
+            for item in items {
+                let key = failureKey(text: item.text ?? "", voice: item.voice ?? "")
+                reasons[key] = job.state == .cancelled ? "cancelled" : (job.lastError ?? "generation failed")
+            }
         }
         return reasons
     }

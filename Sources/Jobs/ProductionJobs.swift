@@ -1,0 +1,122 @@
+import Foundation
+import Postgres
+
+/// What a production type reads about its production and its jobs: the Jobs module's public read
+/// API, so that no other module names the `jobs`, `productions` or `workers` tables.
+///
+/// Every function blocks on a connection the caller owns (a plan's ``ProductionPlan/advance(_:on:)``,
+/// a job effect, or `PostgresClient.withConnection`), so it sees the caller's transaction.
+public enum ProductionJobs {
+    /// A production's row.
+    @available(*, noasync)
+    public static func production(_ id: UUID, on connection: PostgresConnection) throws -> ProductionRecord? {
+        try JobStore.production(id, on: connection)
+    }
+
+    /// The result of the most recently finished succeeded job of `stage`, if any.
+    @available(*, noasync)
+    public static func latestResult(production: UUID, stage: String, on connection: PostgresConnection) throws -> Data? {
+        try JobStore.latestResult(production: production, stage: stage, on: connection)
+    }
+
+    /// True when a job of `stage` succeeded.
+    @available(*, noasync)
+    public static func stageSucceeded(production: UUID, stage: String, on connection: PostgresConnection) throws -> Bool {
+        try JobStore.stageSucceeded(production: production, stage: stage, on: connection)
+    }
+
+    /// The production's jobs counted by stage and outcome (in no particular order).
+    @available(*, noasync)
+    public static func stageCounts(production: UUID, on connection: PostgresConnection) throws -> [StageCount] {
+        try JobStore.stageCounts(production: production, on: connection)
+    }
+
+    /// The production's jobs that did not succeed (dead, cancelled, or failed and awaiting a retry),
+    /// oldest first, at most `limit`.
+    @available(*, noasync)
+    public static func failures(production: UUID, limit: Int = 1000, on connection: PostgresConnection) throws -> [JobFailure] {
+        try JobStore.failures(production: production, limit: limit, on: connection)
+    }
+
+    /// The production's dead or cancelled jobs of `kind` with their parameters, in the order they
+    /// finished: the caller, which owns the kind, reads its own parameters.
+    @available(*, noasync)
+    public static func unsuccessfulJobs(production: UUID, kind: String, on connection: PostgresConnection) throws -> [FinishedJob] {
+        try JobStore.unsuccessfulJobs(production: production, kind: kind, on: connection)
+    }
+}
+
+/// A production's row, as ``ProductionJobs/production(_:on:)`` reads it.
+public struct ProductionRecord: Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    /// The production plan's name (`batch`, `table-read`, ...).
+    public var plan: String
+    /// `running`, `completed`, `completed_with_failures` or `cancelled`.
+    public var state: String
+    public var stage: String
+    /// The parameters stored at creation (JSON).
+    public var parameters: Data
+
+    public init(id: UUID, name: String, plan: String, state: String, stage: String, parameters: Data) {
+        self.id = id
+        self.name = name
+        self.plan = plan
+        self.state = state
+        self.stage = stage
+        self.parameters = parameters
+    }
+}
+
+/// A production's jobs of one stage, counted by outcome.
+public struct StageCount: Sendable, Equatable {
+    /// The stage (nil for jobs without one).
+    public var stage: String?
+    public var total: Int
+    public var succeeded: Int
+    public var dead: Int
+    public var cancelled: Int
+    /// Jobs not finished yet (queued, running, or failed awaiting a retry).
+    public var pending: Int { total - succeeded - dead - cancelled }
+
+    public init(stage: String?, total: Int, succeeded: Int, dead: Int, cancelled: Int) {
+        self.stage = stage
+        self.total = total
+        self.succeeded = succeeded
+        self.dead = dead
+        self.cancelled = cancelled
+    }
+}
+
+/// A job of a production that did not succeed.
+public struct JobFailure: Sendable, Equatable {
+    public var id: UUID
+    public var kind: String
+    public var stage: String?
+    public var state: JobState
+    public var lastError: String?
+
+    public init(id: UUID, kind: String, stage: String?, state: JobState, lastError: String?) {
+        self.id = id
+        self.kind = kind
+        self.stage = stage
+        self.state = state
+        self.lastError = lastError
+    }
+}
+
+/// A finished job with its parameters, as ``ProductionJobs/unsuccessfulJobs(production:kind:on:)`` reads it.
+public struct FinishedJob: Sendable, Equatable {
+    public var id: UUID
+    public var state: JobState
+    public var lastError: String?
+    /// The job's parameters (JSON), for the kind that owns them to decode.
+    public var parameters: Data
+
+    public init(id: UUID, state: JobState, lastError: String?, parameters: Data) {
+        self.id = id
+        self.state = state
+        self.lastError = lastError
+        self.parameters = parameters
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Postgres
+
+/// What a worker reads and writes about jobs: PostgreSQL in production (``PostgresWorkerStorage``),
+/// an in-memory table in unit tests. The rules an implementation must keep are ``JobLifecycle``'s:
+/// ``JobLifecycle/canClaim(_:due:ownerAlive:)`` for claims, ``JobLifecycle/complete(state:attempts:outcome:attempt:)``
+/// (fencing) for completions, ``JobLifecycle/ownership(state:workerID:me:cancelRequested:)`` for heartbeats.
+public protocol WorkerStorage: Sendable {
+    /// Claims the delivered jobs that may run now; others (finished, cancelled, running elsewhere) are left out.
+    func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob]
+    /// Commits outcomes in one transaction; returns those that applied (not fenced out), after
+    /// effect failures were turned into failures.
+    func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
+    /// Records the worker alive; returns its running jobs to cancel and the local jobs it lost.
+    func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
+                   local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID])
+    /// Records the worker stopped, with its final counts.
+    func markStopped(workerID: String, succeeded: Int, failed: Int) async throws
+}
+
+/// PostgreSQL as ``WorkerStorage``: ``JobStore``'s statements on a `PostgresClient`'s connections.
+public struct PostgresWorkerStorage: WorkerStorage {
+    public let postgres: PostgresClient
+
+    public init(postgres: PostgresClient) { self.postgres = postgres }
+
+    public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
+        try await postgres.withConnection { try JobStore.claim(ids, workerID: workerID, on: $0) }
+    }
+
+    public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
+        try await postgres.withTransaction { try JobStore.complete(outcomes, on: $0) }
+    }
+
+    public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
+                          local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID]) {
+        try await postgres.withConnection {
+            try JobStore.heartbeat(worker, succeeded: succeeded, failed: failed, inFlight: inFlight, local: local, on: $0)
+        }
+    }
+
+    public func markStopped(workerID: String, succeeded: Int, failed: Int) async throws {
+        try await postgres.withConnection { try JobStore.markStopped(workerID: workerID, succeeded: succeeded, failed: failed, on: $0) }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Postgres
+
+/// How one attempt ended, as the worker commits it.
+public struct JobOutcome: Sendable {
+    /// The job's state after the attempt.
+    public enum State: String, Sendable {
+        case succeeded, failed, dead, cancelled
+        /// Handed back (graceful shutdown): queued again, the attempt not counted.
+        case queued
+    }
+    public var id: UUID
+    /// The attempt this outcome is for (the fencing token).
+    public var attempt: Int
+    public var state: State
+    /// The handler's result (JSON).
+    public var result: Data?
+    public var error: String?
+    /// For `failed`: seconds until the retry is published.
+    public var retryDelay: Double?
+    /// Database effects committed with a success (under a savepoint); only ``WorkerStorage``
+    /// implementations in this module run them.
+    var effects: [JobEffect] = []
+    /// Applied instead when one of `effects` throws (the error text is filled in).
+    var onEffectFailure: (@Sendable (String) -> JobOutcome)?
+
+    public init(id: UUID, attempt: Int, state: State, result: Data? = nil, error: String? = nil, retryDelay: Double? = nil) {
+        self.id = id
+        self.attempt = attempt
+        self.state = state
+        self.result = result
+        self.error = error
+        self.retryDelay = retryDelay
+    }
+}

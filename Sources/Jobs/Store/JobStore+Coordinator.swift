@@ -1,0 +1,82 @@
+import Foundation
+import Postgres
+
+// The coordinator: rescue and stage transitions.
+extension JobStore {
+    /// Tries to take the coordinators' leader lock (a session advisory lock, released when the
+    /// connection closes); true when this connection holds it.
+    @available(*, noasync)
+    static func tryLead(lockKey: Int64, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT pg_try_advisory_lock($1) AS ok", [lockKey]).first?.bool("ok") ?? false
+    }
+
+    /// Fails the running jobs of workers that stopped heartbeating, so the relay runs them again;
+    /// a job whose cancellation was requested becomes cancelled instead (it must not run again).
+    @available(*, noasync)
+    static func rescueOrphans(on connection: PostgresConnection) throws -> Int {
+        let rows = try connection.query("""
+            UPDATE jobs j SET
+                state = CASE WHEN j.cancel_requested THEN 'cancelled'
+                             WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
+                last_error = 'worker ' || coalesce(j.worker_id, '?') || ' stopped heartbeating while running this job',
+                finished_at = now(), run_after = now(),
+                publish_pending = (j.attempts < j.max_attempts AND NOT j.cancel_requested)
+            WHERE j.state = 'running' AND NOT EXISTS (
+                SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))
+            RETURNING j.id, j.production_id
+            """)
+        if rows.count > 0 { try connection.notify(outboxChannel, payload: "") }
+        return rows.count
+    }
+
+    /// Productions whose current stage has no job left to run.
+    @available(*, noasync)
+    static func stagesReadyToAdvance(on connection: PostgresConnection) throws -> [(id: UUID, plan: String, stage: String)] {
+        try connection.query("""
+            SELECT p.id, p.plan, p.stage FROM productions p
+            WHERE p.state = 'running' AND NOT EXISTS (
+                SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
+                  AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active)))
+            ORDER BY p.created_at
+            LIMIT 100
+            """).compactMap { row in
+                guard let id = row.uuid("id"), let plan = row.string("plan"), let stage = row.string("stage") else { return nil }
+                return (id, plan, stage)
+            }
+    }
+
+    /// Locks a production for a stage transition; nil when it moved on or ended meanwhile.
+    @available(*, noasync)
+    static func lockProductionForAdvance(_ id: UUID, stage: String, on connection: PostgresConnection) throws -> ProductionSnapshot? {
+        guard let row = try connection.query("""
+            SELECT id, name, plan, stage, params FROM productions WHERE id = $1 AND state = 'running' AND stage = $2 FOR UPDATE
+            """, [id, stage]).first else { return nil }
+        let active = try connection.query("""
+            SELECT count(*) AS n FROM jobs WHERE production_id = $1 AND stage = $2 AND state IN \(JobLifecycle.sqlList(JobLifecycle.active))
+            """, [id, stage]).first?.int("n") ?? 0
+        guard active == 0 else { return nil }
+        let counts = try connection.query("""
+            SELECT count(*) FILTER (WHERE state = 'succeeded') AS ok, count(*) FILTER (WHERE state = 'dead') AS dead,
+                   count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+            FROM jobs WHERE production_id = $1
+            """, [id]).first
+        return ProductionSnapshot(
+            id: id, name: row.string("name") ?? "", plan: row.string("plan") ?? "batch", stage: stage,
+            parameters: Data((row.string("params") ?? "{}").utf8),
+            succeeded: counts?.int("ok") ?? 0, dead: counts?.int("dead") ?? 0, cancelled: counts?.int("cancelled") ?? 0)
+    }
+
+    @available(*, noasync)
+    static func moveProduction(_ id: UUID, toStage stage: String, on connection: PostgresConnection) throws {
+        try connection.query("UPDATE productions SET stage = $2, updated_at = now() WHERE id = $1", [id, stage])
+        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
+    }
+
+    @available(*, noasync)
+    static func finishProduction(_ id: UUID, withFailures: Bool, on connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE productions SET state = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running'
+            """, [id, withFailures ? "completed_with_failures" : "completed"])
+        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Postgres
+
+// The outbox relay.
+extension JobStore {
+    /// Locks up to `limit` due, unpublished jobs for this transaction (other relays skip them).
+    @available(*, noasync)
+    static func takeOutbox(limit: Int, on connection: PostgresConnection) throws -> [OutboxEntry] {
+        try connection.query("""
+            SELECT id, kind, queue, priority FROM jobs
+            WHERE publish_pending AND run_after <= now() AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+            ORDER BY run_after
+            LIMIT $1
+            FOR UPDATE SKIP LOCKED
+            """, [limit]).compactMap { row in
+                guard let id = row.uuid("id"), let kind = row.string("kind"), let queue = row.string("queue") else { return nil }
+                return OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4)
+            }
+    }
+
+    @available(*, noasync)
+    static func markPublished(_ ids: [UUID], on connection: PostgresConnection) throws {
+        // Losing this mark in a crash only republishes (consumers drop duplicates at claim time),
+        // so it need not wait for the WAL flush.
+        try connection.query("SET LOCAL synchronous_commit TO off")
+        try connection.query("UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
+    }
+
+    /// Seconds until the next scheduled publish (retries, delayed jobs), if any.
+    @available(*, noasync)
+    static func secondsUntilNextDue(on connection: PostgresConnection) throws -> Double? {
+        try connection.query("""
+            SELECT extract(epoch FROM min(run_after) - now())::float8 AS s FROM jobs WHERE publish_pending
+            """).first?.double("s")
+    }
+
+    /// Rows with publish_pending that are no longer runnable are cleared (cancelled meanwhile).
+    @available(*, noasync)
+    static func clearStaleOutbox(on connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE jobs SET publish_pending = false
+            WHERE publish_pending AND state NOT IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+            """)
+    }
+}

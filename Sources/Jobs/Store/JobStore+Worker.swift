@@ -1,0 +1,137 @@
+import Foundation
+import Postgres
+
+// Workers: claims, completions, heartbeats.
+extension JobStore {
+    /// Claims delivered jobs for a worker: only jobs waiting to run, or running on a worker that
+    /// stopped heartbeating. Anything else (finished, cancelled, running elsewhere) is not claimed.
+    @available(*, noasync)
+    static func claim(_ ids: [UUID], workerID: String, on connection: PostgresConnection) throws -> [ClaimedJob] {
+        try connection.query("""
+            UPDATE jobs j
+            SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2
+            WHERE j.id = ANY($1::uuid[])
+              AND ((j.state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND j.run_after <= now())
+                   OR (j.state = 'running' AND NOT EXISTS (
+                        SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))))
+            RETURNING j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms
+            """, [ids, workerID]).compactMap { row in
+                guard let id = row.uuid("id"), let kind = row.string("kind") else { return nil }
+                return ClaimedJob(
+                    id: id, kind: kind, parameters: Data((row.string("params") ?? "{}").utf8),
+                    attempt: row.int("attempts") ?? 1, maxAttempts: row.int("max_attempts") ?? 1,
+                    productionID: row.uuid("production_id"), stage: row.string("stage"),
+                    timeout: row.int("timeout_ms").map { Double($0) / 1000 })
+            }
+    }
+
+    /// Commits a batch of outcomes in the caller's transaction. Only outcomes whose job is still
+    /// running the same attempt apply (a fencing token: a rescued or re-claimed job's old attempt
+    /// cannot overwrite the new one). Effects of applied successes run under savepoints.
+    /// Returns the applied outcomes (after effect failures were turned into failures).
+    @available(*, noasync)
+    static func complete(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws -> [JobOutcome] {
+        guard !outcomes.isEmpty else { return [] }
+        let applied = try applyOutcomes(outcomes, on: connection)
+        var final: [JobOutcome] = []
+        var replacements: [JobOutcome] = []
+        for outcome in outcomes where applied.contains(outcome.id) {
+            guard !outcome.effects.isEmpty else { final.append(outcome); continue }
+            try connection.execute("SAVEPOINT reparto_effect")
+            do {
+                var result: Data?
+                for effect in outcome.effects {
+                    if let replacement = try effect(connection) { result = replacement }
+                }
+                if let result {
+                    try connection.query("UPDATE jobs SET result = $2::jsonb WHERE id = $1", [outcome.id, PostgresJSON(result)])
+                }
+                try connection.execute("RELEASE SAVEPOINT reparto_effect")
+                var applied = outcome
+                if let result { applied.result = result }
+                final.append(applied)
+            } catch {
+                try connection.execute("ROLLBACK TO SAVEPOINT reparto_effect")
+                let text = "committing the job's results failed: \(error)"
+                var replacement = outcome.onEffectFailure?(text)
+                    ?? JobOutcome(id: outcome.id, attempt: outcome.attempt, state: .dead, error: text)
+                replacement.effects = []
+                replacements.append(replacement)
+            }
+        }
+        if !replacements.isEmpty {
+            // Put the job back to running for the fenced update, then record the failure.
+            try connection.query("UPDATE jobs SET state = 'running', finished_at = NULL WHERE id = ANY($1::uuid[])",
+                                 [replacements.map(\.id)])
+            _ = try applyOutcomes(replacements, on: connection)
+            final.append(contentsOf: replacements)
+        }
+        return final
+    }
+
+    @available(*, noasync)
+    private static func applyOutcomes(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws -> Set<UUID> {
+        let rows = try connection.query("""
+            UPDATE jobs j SET
+                state = u.state,
+                result = coalesce(u.result, j.result),
+                last_error = coalesce(u.error, j.last_error),
+                finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
+                run_after = CASE WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
+                publish_pending = (u.state = 'failed'),
+                attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
+                worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END
+            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[])
+                 AS u(id, attempt, state, result, error, delay_s)
+            WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt
+            RETURNING j.id, j.production_id
+            """, [
+                outcomes.map(\.id),
+                outcomes.map { Int32($0.attempt) },
+                outcomes.map(\.state.rawValue),
+                outcomes.map { $0.result.map(PostgresJSON.init) },
+                outcomes.map(\.error),
+                outcomes.map(\.retryDelay),
+            ])
+        let productions = Set(rows.compactMap { $0.string("production_id") })
+        if !productions.isEmpty {
+            try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
+        }
+        if outcomes.contains(where: { $0.state == .failed }) {
+            try connection.notify(outboxChannel, payload: "")
+        }
+        return Set(rows.compactMap { $0.uuid("id") })
+    }
+
+    /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was
+    /// requested (`cancel`), and of the jobs it still runs (`local`) that are no longer its own
+    /// (`lost`): rescued by a coordinator that took a late heartbeat for a dead worker's, then
+    /// finished, cancelled or claimed elsewhere.
+    @available(*, noasync)
+    static func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int, local: [UUID],
+                          on connection: PostgresConnection) throws -> (cancel: [UUID], lost: [UUID]) {
+        try connection.query("""
+            INSERT INTO workers (id, host, pid, queues, concurrency, heartbeat_interval_ms, jobs_succeeded, jobs_failed, in_flight)
+            VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9)
+            ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), stopped_at = NULL, jobs_succeeded = EXCLUDED.jobs_succeeded,
+                jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight
+            """, [worker.id, worker.host, Int32(worker.pid), worker.queues, worker.concurrency,
+                  Int32(worker.heartbeatInterval * 1000), succeeded, failed, inFlight])
+        let rows = try connection.query("""
+            SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
+            WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
+               OR (id = ANY($2::uuid[]) AND (state <> 'running' OR worker_id IS DISTINCT FROM $1))
+            """, [worker.id, local])
+        let cancel = rows.filter { $0.bool("mine") == true }.compactMap { $0.uuid("id") }
+        let lost = rows.filter { $0.bool("mine") != true }.compactMap { $0.uuid("id") }
+        return (cancel, lost)
+    }
+
+    @available(*, noasync)
+    static func markStopped(workerID: String, succeeded: Int, failed: Int, on connection: PostgresConnection) throws {
+        // The last heartbeat is up to an interval old: record the final counts too.
+        try connection.query("""
+            UPDATE workers SET stopped_at = now(), in_flight = 0, jobs_succeeded = $2, jobs_failed = $3 WHERE id = $1
+            """, [workerID, succeeded, failed])
+    }
+}
