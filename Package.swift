@@ -54,7 +54,7 @@ let package = Package(
 
         // MARK: the job runtime
         .target(name: "Jobs", dependencies: [
-            "AMQP", "Postgres", "Threading",
+            "AMQP", "Postgres", "Threading", "RepartoConfiguration",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -90,6 +90,11 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: the kinds and plans this build runs (the composition root)
+        .target(name: "RepartoKinds", dependencies: [
+            "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration",
+        ], swiftSettings: swiftSettings),
+
         // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
         .target(name: "RepartoBench", dependencies: [
             "Jobs", "Postgres", "Screenplay", "Speech", "TableRead",
@@ -100,7 +105,7 @@ let package = Package(
 
         // MARK: the CLI
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

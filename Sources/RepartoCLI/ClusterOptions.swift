@@ -72,21 +72,16 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
-    static let amqpURLVariable = "REPARTO_AMQP_URL"
-    static let databaseURLVariable = "REPARTO_DATABASE_URL"
-    static let amqpPasswordVariable = "REPARTO_AMQP_PASSWORD"
-    static let databasePasswordVariable = "REPARTO_DATABASE_PASSWORD"
-    static let namespaceVariable = "REPARTO_NAMESPACE"
-    static let waitVariable = "REPARTO_WAIT_FOR_SERVERS"
+    static let amqpURLVariable = ClusterSettings.amqpURLVariable
+    static let databaseURLVariable = ClusterSettings.databaseURLVariable
+    static let amqpPasswordVariable = ClusterSettings.amqpPasswordVariable
+    static let databasePasswordVariable = ClusterSettings.databasePasswordVariable
+    static let namespaceVariable = ClusterSettings.namespaceVariable
+    static let waitVariable = ClusterSettings.waitVariable
 
-    /// How long to wait for the servers at start-up: `--wait-for-servers`, `REPARTO_WAIT_FOR_SERVERS`,
-    /// else forever for a long-running service and 5 s for a one-shot command.
+    /// See ``ClusterSettings/serverWait(_:longRunning:)``.
     func serverWait(longRunning: Bool) throws -> ServerWait {
-        guard let text = try configuration[Self.waitVariable] else { return ServerWait(limit: longRunning ? nil : 5) }
-        guard let limit = ServerWait.limit(parsing: text) else {
-            throw CLIError("\(Self.waitVariable) must be a number of seconds or 'forever', not '\(text)'")
-        }
-        return ServerWait(limit: limit)
+        try ClusterSettings.serverWait(configuration, longRunning: longRunning)
     }
 
     /// The merged view every command reads: these flags (as the variables they stand for), else
@@ -103,45 +98,22 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
-    func amqpConfiguration() throws -> AMQPConfiguration {
-        let env = try configuration
-        guard let url = env[Self.amqpURLVariable] else {
-            throw CLIError("REPARTO_AMQP_URL is not set (run scripts/services up, or pass --amqp-url)")
-        }
-        var configuration = try AMQPConfiguration(url: url)
-        if let password = try env.secret(Self.amqpPasswordVariable) {
-            configuration.password = password.value
-        }
-        return configuration
-    }
+    func amqpConfiguration() throws -> AMQPConfiguration { try ClusterSettings.amqp(configuration) }
 
     func postgresConfiguration(applicationName: String = "reparto") throws -> PostgresConfiguration {
-        let env = try configuration
-        guard let url = env[Self.databaseURLVariable] else {
-            throw CLIError("REPARTO_DATABASE_URL is not set (run scripts/services up, or pass --database-url)")
-        }
-        var configuration = try PostgresConfiguration(url: url)
-        if let password = try env.secret(Self.databasePasswordVariable) {
-            configuration.password = password.value
-        }
-        configuration.applicationName = applicationName
-        return configuration
+        try ClusterSettings.postgres(configuration, applicationName: applicationName)
     }
 
     /// The dashboard's database: `REPARTO_DASHBOARD_DATABASE_URL` (normally the read-only
-    /// `reparto_dashboard` role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the
-    /// cluster's database as ``postgresConfiguration(applicationName:)`` resolves it.
+    /// `reparto_dashboard` role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the cluster's.
     func dashboardPostgresConfiguration() throws -> PostgresConfiguration {
-        let env = try configuration
-        guard let url = env[OperationsEndpoints.dashboardDatabaseURLVariable] else {
-            return try postgresConfiguration(applicationName: "reparto-dashboard")
+        let values = try configuration
+        guard values[OperationsEndpoints.dashboardDatabaseURLVariable] != nil else {
+            return try ClusterSettings.postgres(values, applicationName: "reparto-dashboard")
         }
-        var configuration = try PostgresConfiguration(url: url)
-        if let password = try env.secret(OperationsEndpoints.dashboardDatabasePasswordVariable) {
-            configuration.password = password.value
-        }
-        configuration.applicationName = "reparto-dashboard"
-        return configuration
+        return try ClusterSettings.postgres(values, applicationName: "reparto-dashboard",
+                                            urlVariable: OperationsEndpoints.dashboardDatabaseURLVariable,
+                                            passwordVariable: OperationsEndpoints.dashboardDatabasePasswordVariable)
     }
 
     /// Bootstraps logging with `--log-level` and `--log-format` (once per process) and returns a logger.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
+import RepartoKinds
 
 /// `reparto enqueue KIND --params JSON`: enqueues jobs of a registered kind.
 struct EnqueueCommand: AsyncParsableCommand {

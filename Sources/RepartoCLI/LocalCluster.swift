@@ -1,6 +1,7 @@
 import AMQP
 import Foundation
 import Jobs
+import RepartoKinds
 import Logging
 import Postgres
 import RepartoConfiguration

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
+import RepartoKinds
 import Postgres
 
 /// `reparto migrate`: applies the SQL migrations that are missing, in order.

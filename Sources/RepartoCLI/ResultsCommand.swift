@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
+import RepartoKinds
 import TableRead
 
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
+import RepartoKinds
 import TableRead
 
 /// `reparto submit FILE`: creates a table-read production and prints its id.

@@ -1,6 +1,7 @@
 import AMQP
 import ArgumentParser
 import Jobs
+import RepartoKinds
 import Logging
 import Operations
 import Postgres

@@ -5,13 +5,14 @@ import Postgres
 import RepartoConfiguration
 import Speech
 
-/// The job kinds and production plans this build of `reparto` knows.
-enum Kinds {
+/// The job kinds and production plans this build of `reparto` knows: the composition root that
+/// workers, the coordinator and the CLI share (a new production type registers its kinds here).
+public enum Kinds {
     /// The registry of every kind; `postgres` is the pool handlers that read the database use
     /// (a worker passes its own; commands that only validate parameters pass none).
     /// - Parameter configuration: the merged view (flags > environment > env file) the kinds'
     ///   components read: the speech providers' API keys, the espeak-ng engine, the asset volume.
-    static func registry(configuration: ConfigurationValues,
+    public static func registry(configuration: ConfigurationValues,
                          postgres: PostgresClient? = nil, assetsRoot root: URL? = nil,
                          espeakHelpers: EspeakHelperPool? = nil) -> JobRegistry {
         let registry = JobRegistry.withBuiltins()
@@ -23,23 +24,23 @@ enum Kinds {
 
     /// Fails with one line when a speech provider's API key is set both ways or its file cannot
     /// be read, so a worker says so when it starts instead of failing every job of that provider.
-    static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
+    public static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
         for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable] {
             _ = try configuration.secret(variable)
         }
     }
 
     /// The shared asset volume: `REPARTO_ASSETS`, else `.reparto/assets`.
-    static func assetsRoot(_ configuration: ConfigurationValues) -> URL {
+    public static func assetsRoot(_ configuration: ConfigurationValues) -> URL {
         URL(fileURLWithPath: configuration["REPARTO_ASSETS"] ?? ".reparto/assets")
     }
 
     /// The migrations: `REPARTO_MIGRATIONS` (from any layer), else where ``Migrator/defaultDirectory()`` finds them.
-    static func migrationsDirectory(_ configuration: ConfigurationValues) -> URL {
+    public static func migrationsDirectory(_ configuration: ConfigurationValues) -> URL {
         configuration["REPARTO_MIGRATIONS"].map { URL(fileURLWithPath: $0) } ?? Migrator.defaultDirectory()
     }
 
-    static func plans() -> [any ProductionPlan] {
+    public static func plans() -> [any ProductionPlan] {
         PipelineKinds.plans
     }
 }
