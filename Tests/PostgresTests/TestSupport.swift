@@ -1,24 +1,14 @@
 import Foundation
 import Postgres
+import RepartoTestSupport
 import Testing
 
 /// Connection settings for the real test server: `REPARTO_DATABASE_URL`, or the value written by
 /// `scripts/services` into `.reparto/env` at the package root. No server → the tests fail.
 enum TestDatabase {
-    static let url: String = {
-        if let url = ProcessInfo.processInfo.environment["REPARTO_DATABASE_URL"], !url.isEmpty {
-            return url
-        }
-        // Tests/PostgresTests/TestSupport.swift → package root
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let envFile = root.appendingPathComponent(".reparto/env")
-        if let text = try? String(contentsOf: envFile, encoding: .utf8) {
-            for line in text.split(separator: "\n") where line.hasPrefix("REPARTO_DATABASE_URL=") {
-                return String(line.dropFirst("REPARTO_DATABASE_URL=".count))
-            }
-        }
-        return "postgres://reparto@127.0.0.1:55432/reparto-url-not-configured"
-    }()
+    /// "…-not-configured" when there is none, so connecting fails (the tests fail, never skip).
+    static let url: String = (try? TestEnvironment.databaseURL())
+        ?? "postgres://reparto@127.0.0.1:55432/reparto-url-not-configured"
 
     static func configuration(applicationName: String = "reparto-postgres-tests") throws -> PostgresConfiguration {
         var configuration = try PostgresConfiguration(url: url)
