@@ -159,7 +159,7 @@ struct ConfigurationCLITests {
         environment["REPARTO_ASSETS"] = directory.url.appendingPathComponent("assets").path
         let worker = Process()
         worker.executableURL = RepartoProcess.executable
-        worker.arguments = ["worker", "--queues", "generate", "--concurrency", "1", "--heartbeat", "0.5"]
+        worker.arguments = ["worker", "--queues", "generate", "--concurrency", "1", "--heartbeat", "\(TestCluster.heartbeatSeconds)"]
         worker.environment = environment
         worker.currentDirectoryURL = directory.url
         worker.standardOutput = FileHandle.nullDevice
