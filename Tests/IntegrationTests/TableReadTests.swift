@@ -222,6 +222,39 @@ struct TableReadTests {
         #expect(await voices.synthesized == 5, "the lines finished before the cancel were not spoken again")
         try await pipeline.stop()
     }
+
+    /// A Final Draft export's dual dialogue (a `<DualDialogue>` inside a paragraph) is spoken —
+    /// both speakers, each line once — and what the parser warned about reaches the report.
+    @Test func aFinalDraftExportSpeaksItsDualDialogueAndReportsParseWarnings() async throws {
+        let pipeline = try await Pipeline.start()
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-dual-\(UUID().uuidString).fdx")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="no" ?>
+            <FinalDraft DocumentType="Script" Template="No" Version="5"><Content>
+            <Paragraph Type="Scene Heading"><Text>INT. GALLEY - NIGHT</Text></Paragraph>
+            <Paragraph Type="General"><Text></Text><DualDialogue>
+            <Paragraph Type="Character"><Text>COOK</Text></Paragraph><Paragraph Type="Dialogue"><Text>Soup is on.</Text></Paragraph>
+            <Paragraph Type="Character"><Text>MATE</Text></Paragraph><Paragraph Type="Dialogue"><Text>Again?</Text></Paragraph>
+            </DualDialogue></Paragraph>
+            <Paragraph Type="Storyboard Frame"><Text>Frame twelve.</Text></Paragraph>
+            </Content></FinalDraft>
+            """.utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let id = try await pipeline.tableReads.submit(file: script, options: .init())
+        let results = try await pipeline.finish(id)
+        #expect(results.state == "completed", "\(results.failures)")
+        // Spoken, by hand: the scene heading, two dialogue lines, the unknown paragraph read as action.
+        #expect(results.lineCount == 4)
+        #expect(Set(results.characters.map(\.name)) == ["COOK", "MATE"])
+        let files = try #require(results.files)
+        let vtt = String(decoding: try pipeline.file(files.subtitles), as: UTF8.self)
+        #expect(vtt.contains("<v COOK>Soup is on.") && vtt.contains("<v MATE>Again?"), "\(vtt)")
+        let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(files.report))
+        #expect(report.warnings.map(\.code) == [.unknownParagraphType])
+        #expect(report.warnings.first?.message.contains("Storyboard Frame") == true)
+        #expect(results.warnings == report.warnings)
+        try await pipeline.stop()
+    }
 }
 
 /// A voice provider for tests: a short tone per line; `POISON` in the text fails permanently;
