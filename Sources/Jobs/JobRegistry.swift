@@ -28,6 +28,17 @@ public struct JobKindDefinition: Sendable {
 /// ```
 public final class JobRegistry: Sendable {
     private let kinds = Mutex<[String: JobKindDefinition]>([:])
+    private let startHooks = Mutex<[@Sendable () async -> Void]>([])
+
+    /// Runs `hook` each time a worker with this registry starts running (after it reached its
+    /// database), e.g. to record what the kinds need in shared tables. Registering has no side
+    /// effect of its own: nothing connects before a worker runs.
+    public func onWorkerStart(_ hook: @escaping @Sendable () async -> Void) {
+        startHooks.withLock { $0.append(hook) }
+    }
+
+    /// The hooks registered with ``onWorkerStart(_:)``, in order.
+    var workerStartHooks: [@Sendable () async -> Void] { startHooks.withLock { $0 } }
 
     public init() {}
 

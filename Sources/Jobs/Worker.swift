@@ -142,6 +142,8 @@ public final class Worker: Service, Sendable {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.heartbeatLoop() }
+                let hooks = registry.workerStartHooks
+                if !hooks.isEmpty { group.addTask { for hook in hooks { await hook() } } }
                 for await delivery in consumer.deliveries {
                     accept(delivery)
                 }

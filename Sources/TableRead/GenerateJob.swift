@@ -118,8 +118,8 @@ public struct GenerateJob: JobParameters {
     /// Registers the kind with `registry`: audio goes to `environment.assetsRoot`, providers are
     /// configured from `environment.variables`.
     ///
-    /// With a database (`environment.postgres`), the worker records its providers in
-    /// `voice_providers` right away, refuses items whose provider an operator disabled (the flags
+    /// With a database (`environment.postgres`), a worker records its providers in
+    /// `voice_providers` when it starts running, refuses items whose provider an operator disabled (the flags
     /// are remembered for `providerStateLifetime`), and validates voices against the shared
     /// `voice_cache` (``VoiceCatalog``).
     /// - Returns: the generator behind the handler (tests await ``SpeechGenerator/providersRecorded()``).
@@ -130,7 +130,9 @@ public struct GenerateJob: JobParameters {
                                         assetsRoot: environment.assetsRoot, postgres: environment.postgres,
                                         providerStateLifetime: providerStateLifetime)
         if environment.postgres != nil {
-            Task {
+            // When a worker starts, not now: registering must not connect (a process that exits
+            // while libpq is connecting on another thread can crash in OpenSSL's exit cleanup).
+            registry.onWorkerStart {
                 do { try await generator.providersRecorded() } catch {
                     // Not fatal: the first job records them again before it reads the flags.
                     Logger(label: "reparto.generate").warning("could not record voice providers: \(error)")
