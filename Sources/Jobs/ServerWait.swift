@@ -82,7 +82,7 @@ public struct ServerWait: Sendable {
                 return value
             } catch {
                 guard Self.isTransient(error) else { throw error }
-                let waited = Self.seconds(ContinuousClock.now - started)
+                let waited = (ContinuousClock.now - started) / .seconds(1)
                 if let limit, waited >= limit {
                     throw ServerWaitError(server: server, seconds: waited, attempts: backoff.failures + 1,
                                           lastError: "\(error)")
@@ -98,10 +98,6 @@ public struct ServerWait: Sendable {
         }
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
 }
 
 /// A server stayed unreachable for the whole start-up wait.

@@ -95,7 +95,7 @@ public final class DeadlineWatch: @unchecked Sendable {
             if let earliest {
                 sleepingUntil = earliest
                 sleepingForever = false
-                let seconds = Self.seconds(earliest - now)
+                let seconds = (earliest - now) / .seconds(1)
                 _ = condition.wait(until: Date().addingTimeInterval(seconds))
             } else {
                 sleepingUntil = nil
@@ -105,10 +105,5 @@ public final class DeadlineWatch: @unchecked Sendable {
             sleepingUntil = nil
             sleepingForever = false
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
     }
 }
