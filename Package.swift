@@ -119,7 +119,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration"], swiftSettings: swiftSettings),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Logging
 import Postgres
+import RepartoTestSupport
 import Testing
 
 /// Reconnect tests kill the listener's own backend with pg_terminate_backend (equivalent for the
@@ -100,19 +101,8 @@ final class HangUpServer: @unchecked Sendable {
     var accepted: Int { lock.withLock { count } }
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        let (fd, port) = try LoopbackListener.open(backlog: 16)
+        self.port = port
         listener = fd
         Thread { [self] in
             while true {
