@@ -30,6 +30,15 @@ public struct JobContext: Sendable {
         self.effects = EffectList()
     }
 
+    /// Reports what the job actually cost against its limit's budget (e.g. the tokens an LLM
+    /// reported), replacing the estimate it was admitted with (``JobOptions/cost``).
+    public func reportCost(_ actual: Double) {
+        effects.reportCost(actual)
+    }
+
+    /// The cost reported with ``reportCost(_:)``, if any.
+    var reportedCost: Double? { effects.cost }
+
     /// Registers database work to commit in the same transaction that marks this job succeeded.
     ///
     /// The worker commits completions in batches; each job's effects run under a savepoint, so a
@@ -54,9 +63,12 @@ public struct JobContext: Sendable {
 /// A database effect of a job; a non-nil return value replaces the job's result (JSON).
 typealias JobEffect = @Sendable (PostgresConnection) throws -> Data?
 
-/// The effects one job registered.
+/// The effects one job registered, and the cost it reported.
 final class EffectList: Sendable {
     private let list = Mutex<[JobEffect]>([])
+    private let reported = Mutex<Double?>(nil)
     func append(_ effect: @escaping JobEffect) { list.withLock { $0.append(effect) } }
     var all: [JobEffect] { list.withLock { $0 } }
+    func reportCost(_ cost: Double) { reported.withLock { $0 = max(0, cost) } }
+    var cost: Double? { reported.withLock { $0 } }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors a handler can throw to steer retries, and errors the runtime records.
 public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A failure no retry can fix: the job goes straight to `dead`.
@@ -10,6 +12,9 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(seconds: Double)
     /// The job's production was cancelled while it ran.
     case cancelled
+    /// Not now: run again at the instant (a provider's 429 with `Retry-After`). The job is
+    /// rescheduled without counting a failed attempt, and its limit is blocked until then.
+    case retryAt(Date, reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +23,7 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownKind(let kind): return "no handler for job kind '\(kind)' on this worker"
         case .timedOut(let seconds): return "timed out after \(seconds) s"
         case .cancelled: return "cancelled"
+        case .retryAt(let instant, let reason): return "\(reason) (retry at \(instant.formatted(.iso8601)))"
         }
     }
 }
@@ -30,9 +36,23 @@ public protocol RetryableError: Error {
 extension JobError: RetryableError {
     public var isRetryable: Bool {
         switch self {
-        case .timedOut: return true
+        case .timedOut, .retryAt: return true
         case .permanent, .invalidParameters, .unknownKind, .cancelled: return false
         }
+    }
+}
+
+/// Adopted by errors that say when the work may be tried again (a provider's 429 or 503 with
+/// `Retry-After`): the job is rescheduled for that instant instead of failing an attempt.
+public protocol RetryAtError: Error {
+    /// The instant to try again, or nil to fail the attempt as usual.
+    var retryAt: Date? { get }
+}
+
+extension JobError: RetryAtError {
+    public var retryAt: Date? {
+        if case .retryAt(let instant, _) = self { return instant }
+        return nil
     }
 }
 

@@ -15,10 +15,14 @@ public protocol JobParameters: Codable, Sendable {
     static var kind: String { get }
     /// The queue (and so the workers) its jobs go to; `default` unless overridden.
     static var queue: String { get }
+    /// The limit this job runs under when its options name none (e.g. `provider:\(provider)`
+    /// for a kind whose parameters choose the provider); nil leaves it to the kind's default.
+    var limitKey: String? { get }
 }
 
 extension JobParameters {
     public static var queue: String { "default" }
+    public var limitKey: String? { nil }
 }
 
 /// How to enqueue one job.
@@ -36,9 +40,17 @@ public struct JobOptions: Sendable, Equatable {
     public var stage: String?
     /// Do not run before this instant.
     public var runAfter: Date?
+    /// The limit it runs under (``LimitSpec``), instead of its kind's default.
+    public var limit: String?
+    /// Its estimated cost against the limit's budget (1 when nil); the handler may report the
+    /// actual cost (``JobContext/reportCost(_:)``).
+    public var cost: Double?
 
     public init(priority: JobPriority = .normal, maxAttempts: Int = 5, timeout: Double? = nil,
-                idempotencyKey: String? = nil, productionID: UUID? = nil, stage: String? = nil, runAfter: Date? = nil) {
+                idempotencyKey: String? = nil, productionID: UUID? = nil, stage: String? = nil, runAfter: Date? = nil,
+                limit: String? = nil, cost: Double? = nil) {
+        self.limit = limit
+        self.cost = cost
         self.priority = priority
         self.maxAttempts = maxAttempts
         self.timeout = timeout
@@ -59,6 +71,8 @@ public struct JobRequest: Sendable, Equatable {
 
     /// A request for a typed job.
     public init<P: JobParameters>(_ parameters: P, options: JobOptions = JobOptions(), id: UUID = UUID()) throws {
+        var options = options
+        if options.limit == nil { options.limit = parameters.limitKey }
         self.init(kind: P.kind, queue: P.queue, parameters: try JSONEncoder.jobs.encode(parameters), options: options, id: id)
     }
 

@@ -8,6 +8,8 @@ public struct JobKindDefinition: Sendable {
     /// Seconds one attempt may run.
     public let timeout: Double
     public let retryPolicy: RetryPolicy
+    /// The limit its jobs run under when they name none (e.g. `provider:openai`).
+    public let limit: String?
     let decode: @Sendable (Data) throws -> Void
     let run: @Sendable (Data, JobContext) async throws -> Data?
 
@@ -51,7 +53,7 @@ public final class JobRegistry: Sendable {
 
     /// Registers a kind whose handler returns an encodable result (stored as the job's result).
     public func register<P: JobParameters, R: Encodable & Sendable>(
-        _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(),
+        _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(), limit: String? = nil,
         handler: @escaping @Sendable (P, JobContext) async throws -> R
     ) {
         let decode: @Sendable (Data) throws -> P = { data in
@@ -62,7 +64,7 @@ public final class JobRegistry: Sendable {
             }
         }
         let definition = JobKindDefinition(kind: P.kind, queue: P.queue, timeout: timeout, retryPolicy: retryPolicy,
-                                           decode: { _ = try decode($0) }) { data, context in
+                                           limit: limit, decode: { _ = try decode($0) }) { data, context in
             let parameters = try decode(data)
             let result = try await handler(parameters, context)
             if result is EmptyResult { return nil }
@@ -73,10 +75,10 @@ public final class JobRegistry: Sendable {
 
     /// Registers a kind whose handler returns nothing.
     public func register<P: JobParameters>(
-        _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(),
+        _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(), limit: String? = nil,
         handler: @escaping @Sendable (P, JobContext) async throws -> Void
     ) {
-        register(type, timeout: timeout, retryPolicy: retryPolicy) { (parameters: P, context: JobContext) -> EmptyResult in
+        register(type, timeout: timeout, retryPolicy: retryPolicy, limit: limit) { (parameters: P, context: JobContext) -> EmptyResult in
             try await handler(parameters, context)
             return EmptyResult()
         }
@@ -86,6 +88,11 @@ public final class JobRegistry: Sendable {
 
     /// Every registered kind, sorted by name.
     public var definitions: [JobKindDefinition] { kinds.withLock { Array($0.values) }.sorted { $0.kind < $1.kind } }
+
+    /// Kind → default limit, for the kinds that declare one.
+    public var defaultLimits: [String: String] {
+        Dictionary(uniqueKeysWithValues: definitions.compactMap { definition in definition.limit.map { (definition.kind, $0) } })
+    }
 
     /// The queues the registered kinds use.
     public var queues: [String] { Array(Set(definitions.map(\.queue))).sorted() }

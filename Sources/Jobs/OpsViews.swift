@@ -7,6 +7,8 @@ public enum OpsView: String, CaseIterable, Sendable {
     case workers
     case recentFailures = "recent_failures"
     case throughput
+    case limits
+    case pauses
 
     /// The view's rows (most recent or most relevant first), capped at `limit`.
     public func rows(limit: Int = 50, on client: PostgresClient) async throws -> PostgresResult {
@@ -17,6 +19,8 @@ public enum OpsView: String, CaseIterable, Sendable {
         case .workers: order = "ORDER BY status, heartbeat_at DESC"
         case .recentFailures: order = "ORDER BY finished_at DESC"
         case .throughput: order = "ORDER BY minute DESC, kind"
+        case .limits: order = "ORDER BY name"
+        case .pauses: order = "ORDER BY scope, name"
         }
         // The view name comes from this enum, never from input.
         return try await client.query("SELECT * FROM ops.\(rawValue) \(order) LIMIT $1", [limit])

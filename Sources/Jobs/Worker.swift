@@ -99,7 +99,8 @@ public final class Worker: Service, Sendable {
             onDisconnect: { health.markDown(.consumerBroker) })
         let relay = settings.runsRelay
             ? OutboxRelay(postgres: postgres.configuration, amqp: amqp, namespace: namespace, logger: logger, health: health) : nil
-        self.init(transport: AMQPJobTransport(consumer: consumer), storage: PostgresWorkerStorage(postgres: postgres),
+        self.init(transport: AMQPJobTransport(consumer: consumer),
+                  storage: PostgresWorkerStorage(postgres: postgres, defaultLimits: registry.defaultLimits),
                   registry: registry, settings: settings, logger: logger, health: health, relay: relay)
     }
 
@@ -238,6 +239,7 @@ public final class Worker: Service, Sendable {
                 .record(duration: ContinuousClock.now - started)
             var success = AttemptDecision.succeeded(job, result: result)
             success.effects = context.effects.all
+            success.actualCost = context.reportedCost
             let policy = definition.retryPolicy
             success.onEffectFailure = { [job] text in
                 var generator = SystemRandomNumberGenerator()
@@ -307,7 +309,10 @@ public final class Worker: Service, Sendable {
             applied = each
         }
         let byID = Dictionary((applied ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let decisions = batch.map { AttemptDecision.acknowledgement(for: byID[$0.outcome.id]?.state) }
+        let decisions = batch.map { item in
+            let committed = byID[item.outcome.id]
+            return AttemptDecision.acknowledgement(for: committed?.state, rescheduled: committed?.runAt != nil)
+        }
         // Counted before the acks go out, so whoever sees an ack also sees it counted.
         state.withLock { state in
             state.succeeded += decisions.filter(\.succeeded).count
@@ -319,6 +324,7 @@ public final class Worker: Service, Sendable {
             if decision.failed { Counter(label: "reparto_jobs_failed_total", dimensions: dimensions).increment() }
             if decision.dead { Counter(label: "reparto_jobs_dead_total", dimensions: dimensions).increment() }
             if decision.retried { Counter(label: "reparto_jobs_retried_total", dimensions: dimensions).increment() }
+            if decision.rescheduled { Counter(label: "reparto_jobs_rescheduled_total", dimensions: dimensions).increment() }
             switch decision.delivery {
             case .ack: consumer.ack(item.delivery) // a retry is republished by the relay when due
             case .deadLetter: consumer.reject(item.delivery, requeue: false)

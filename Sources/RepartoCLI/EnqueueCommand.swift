@@ -35,6 +35,12 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait before the job may run.")
     var delay: Double?
 
+    @Option(help: "The limit the jobs run under (see `reparto limit`), instead of their kind's.")
+    var limit: String?
+
+    @Option(help: "Each job's estimated cost against its limit's budget (default 1).")
+    var cost: Double?
+
     @Flag(help: "List the registered kinds and exit.")
     var list = false
 
@@ -42,6 +48,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard count >= 1 && count <= 1_000_000 else { throw ValidationError("--count must be between 1 and 1000000") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         if idempotencyKey != nil && count != 1 { throw ValidationError("--idempotency-key needs --count 1") }
+        if let cost, !(cost >= 0 && cost.isFinite) { throw ValidationError("--cost must be a number ≥ 0") }
         if !list && kind == nil { throw ValidationError("missing job kind (reparto enqueue --list shows them)") }
     }
 
@@ -67,7 +74,8 @@ struct EnqueueCommand: AsyncParsableCommand {
                 productionID = try await client.createProduction(named: production)
             }
             let options = JobOptions(priority: priority, maxAttempts: maxAttempts, idempotencyKey: idempotencyKey,
-                                     productionID: productionID, runAfter: delay.map { Date().addingTimeInterval($0) })
+                                     productionID: productionID, runAfter: delay.map { Date().addingTimeInterval($0) },
+                                     limit: limit, cost: cost)
             let ids = try await client.enqueue(count: count) { _ in
                 JobRequest(kind: kind, queue: definition.queue, parameters: json, options: options)
             }

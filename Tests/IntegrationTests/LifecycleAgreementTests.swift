@@ -45,7 +45,7 @@ struct LifecycleAgreementTests {
         let cluster = try await TestCluster.make()
         for state in JobState.allCases {
             let id = try await job(in: cluster, state: state)
-            let claimed = try await cluster.postgres.withConnection { try JobStore.claim([id], workerID: "test-claimer", on: $0) }
+            let claimed = try await cluster.postgres.withConnection { try JobStore.claim([id], workerID: "test-claimer", on: $0).claimed }
             #expect(claimed.count == (JobLifecycle.canClaim(state, due: true, ownerAlive: false) ? 1 : 0), "\(state)")
         }
         await cluster.shutdown()

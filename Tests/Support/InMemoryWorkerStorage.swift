@@ -78,7 +78,8 @@ public final class InMemoryWorkerStorage: WorkerStorage {
                 guard var row = state.rows[outcome.id],
                       let outcomeState = JobState(rawValue: outcome.state.rawValue),
                       let completion = JobLifecycle.complete(state: row.state, attempts: row.attempts, outcome: outcomeState,
-                                                             attempt: outcome.attempt) else { return false }
+                                                             attempt: outcome.attempt, rescheduled: outcome.runAt != nil)
+                else { return false }
                 row.state = completion.state
                 row.publishPending = completion.republish
                 if !completion.countsAttempt { row.attempts -= 1 }

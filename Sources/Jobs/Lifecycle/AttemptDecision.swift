@@ -28,6 +28,8 @@ enum AttemptDecision {
     ///
     /// - A requested cancel wins: `cancelled`.
     /// - Stopped by the drain (a cancellation while shutting down): handed back, `queued`.
+    /// - A "retry at T" (``RetryAtError``, a provider's 429): rescheduled for T, `queued` with the
+    ///   attempt not counted, up to ``maxRetryAt`` times; after that an ordinary failed attempt.
     /// - Otherwise a failure: retried with backoff while attempts remain and the error is
     ///   retryable (``isRetryable(_:)``), else `dead`.
     /// `timedOutAfter`: the job's timeout (seconds) when its deadline passed and stopped it; the
@@ -41,12 +43,19 @@ enum AttemptDecision {
         if draining && (error is CancellationError || taskCancelled) {
             return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
         }
+        if timedOutAfter == nil, let instant = (error as? any RetryAtError)?.retryAt, job.rateLimited < maxRetryAt {
+            return JobOutcome(id: job.id, attempt: job.attempt, state: .queued, error: "\(error)", runAt: instant)
+        }
         if let timedOutAfter {
             let timeout = JobError.timedOut(seconds: timedOutAfter)
             return failure(job, text: "\(timeout)", retryable: isRetryable(timeout), policy: policy, using: &generator)
         }
         return failure(job, text: "\(error)", retryable: isRetryable(error), policy: policy, using: &generator)
     }
+
+    /// How many times one job may be rescheduled by "retry at" before such an answer counts as a
+    /// failed attempt (a service that says "later" forever must not keep a job alive forever).
+    static let maxRetryAt = 25
 
     /// The outcome when a claimed job's kind is not registered here (not retryable: it fails the same way).
     static func unknownKind(_ job: ClaimedJob) -> JobOutcome {
@@ -77,7 +86,7 @@ enum AttemptDecision {
     /// not applied), and how it counts.
     struct Acknowledgement: Equatable {
         enum Delivery: Equatable {
-            /// Done with the message (succeeded, cancelled, fenced out, or a retry the relay republishes).
+            /// Done with the message (succeeded, cancelled, fenced out, or a retry or a reschedule the relay republishes).
             case ack
             /// Rejected without requeue: to the dead-letter queue.
             case deadLetter
@@ -89,14 +98,16 @@ enum AttemptDecision {
         var failed: Bool = false
         var retried: Bool = false
         var dead: Bool = false
+        var rescheduled: Bool = false
     }
 
-    static func acknowledgement(for committed: JobOutcome.State?) -> Acknowledgement {
+    /// `rescheduled`: a `queued` outcome with a ``JobOutcome/runAt`` (the relay publishes it then).
+    static func acknowledgement(for committed: JobOutcome.State?, rescheduled: Bool = false) -> Acknowledgement {
         switch committed {
         case .succeeded?: return Acknowledgement(delivery: .ack, succeeded: true)
         case .failed?: return Acknowledgement(delivery: .ack, failed: true, retried: true)
         case .dead?: return Acknowledgement(delivery: .deadLetter, failed: true, dead: true)
-        case .queued?: return Acknowledgement(delivery: .requeue)
+        case .queued?: return Acknowledgement(delivery: rescheduled ? .ack : .requeue, rescheduled: rescheduled)
         case .cancelled?, nil: return Acknowledgement(delivery: .ack)
         }
     }

@@ -7,10 +7,13 @@ import Foundation
 ///   ▲                 │ ├──retryable error, attempts left──▶ failed ──(due, relay)──▶ claim again
 ///   │                 │ ├──attempts spent / permanent error──▶ dead
 ///   │                 │ ├──cancel requested──▶ cancelled
-///   │                 │ └──handed back (drain)──▶ queued (attempt not counted)
+///   │                 │ ├──handed back (drain)──▶ queued (attempt not counted)
+///   │                 │ └──"retry at T" (a 429)──▶ queued, published at T (attempt not counted)
 ///   │                 └──worker stopped heartbeating (rescue)──▶ failed | dead | cancelled
 ///   └──operator retry── dead | cancelled
 /// waiting (queued, failed) ──cancel──▶ cancelled;   running ──cancel──▶ cancel_requested
+/// claim of a paused queue/kind ──▶ parked (published again on resume); over a limit ──▶ deferred
+/// (published again when the limit admits it); neither counts an attempt
 /// ```
 ///
 /// The set-based work stays in SQL (``JobStore``), one statement for hundreds of jobs. Those
@@ -59,10 +62,14 @@ public enum JobLifecycle {
 
     /// The completion of attempt `attempt` ending in `outcome`, or nil when it is fenced out: the
     /// job is no longer running that attempt (rescued, cancelled, re-claimed).
-    public static func complete(state: JobState, attempts: Int, outcome: JobState, attempt: Int) -> Completion? {
+    /// `rescheduled`: a `queued` outcome with an instant to run again (a "retry at"), which the
+    /// relay publishes then; a plain `queued` one is handed back to the broker.
+    public static func complete(state: JobState, attempts: Int, outcome: JobState, attempt: Int,
+                                rescheduled: Bool = false) -> Completion? {
         guard state == .running, attempts == attempt, outcome != .running else { return nil }
         let handBack = outcome == .queued
-        return Completion(state: outcome, republish: outcome == .failed, countsAttempt: !handBack, keepsWorker: !handBack)
+        return Completion(state: outcome, republish: outcome == .failed || (handBack && rescheduled),
+                          countsAttempt: !handBack, keepsWorker: !handBack)
     }
 
     // MARK: rescue

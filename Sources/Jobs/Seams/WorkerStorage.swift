@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Postgres
 
 /// What a worker reads and writes about jobs: PostgreSQL in production (``PostgresWorkerStorage``),
@@ -6,7 +7,8 @@ import Postgres
 /// ``JobLifecycle/canClaim(_:due:ownerAlive:)`` for claims, ``JobLifecycle/complete(state:attempts:outcome:attempt:)``
 /// (fencing) for completions, ``JobLifecycle/ownership(state:workerID:me:cancelRequested:)`` for heartbeats.
 public protocol WorkerStorage: Sendable {
-    /// Claims the delivered jobs that may run now; others (finished, cancelled, running elsewhere) are left out.
+    /// Claims the delivered jobs that may run now; others (finished, cancelled, running elsewhere,
+    /// paused, or put off by their limit) are left out.
     func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob]
     /// Commits outcomes in one transaction; returns those that applied (not fenced out), after
     /// effect failures were turned into failures.
@@ -21,11 +23,21 @@ public protocol WorkerStorage: Sendable {
 /// PostgreSQL as ``WorkerStorage``: ``JobStore``'s statements on a `PostgresClient`'s connections.
 public struct PostgresWorkerStorage: WorkerStorage {
     public let postgres: PostgresClient
+    /// Kind → the limit its jobs run under when they name none (``JobRegistry/defaultLimits``).
+    public let defaultLimits: [String: String]
 
-    public init(postgres: PostgresClient) { self.postgres = postgres }
+    public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
+        self.postgres = postgres
+        self.defaultLimits = defaultLimits
+    }
 
     public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
-        try await postgres.withConnection { try JobStore.claim(ids, workerID: workerID, on: $0) }
+        let defaults = defaultLimits
+        let (claimed, deferred) = try await postgres.withConnection {
+            try JobStore.claim(ids, workerID: workerID, defaultLimits: defaults, on: $0)
+        }
+        if deferred > 0 { Counter(label: "reparto_jobs_deferred_total").increment(by: deferred) }
+        return claimed
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {

@@ -13,9 +13,12 @@ public struct ClaimedJob: Sendable, Equatable {
     public var stage: String?
     /// The job's own timeout in seconds, if it has one (else the kind's).
     public var timeout: Double?
+    /// Times its handler already asked to retry at a later instant (see ``JobError/retryAt(_:reason:)``).
+    public var rateLimited: Int
 
     public init(id: UUID, kind: String, parameters: Data, attempt: Int, maxAttempts: Int,
-                productionID: UUID? = nil, stage: String? = nil, timeout: Double? = nil) {
+                productionID: UUID? = nil, stage: String? = nil, timeout: Double? = nil, rateLimited: Int = 0) {
+        self.rateLimited = rateLimited
         self.id = id
         self.kind = kind
         self.parameters = parameters

@@ -6,7 +6,8 @@ public struct JobOutcome: Sendable {
     /// The job's state after the attempt.
     public enum State: String, Sendable {
         case succeeded, failed, dead, cancelled
-        /// Handed back (graceful shutdown): queued again, the attempt not counted.
+        /// Handed back (graceful shutdown), or rescheduled at ``JobOutcome/runAt`` (a "retry at"):
+        /// queued again, the attempt not counted.
         case queued
     }
     public var id: UUID
@@ -18,13 +19,20 @@ public struct JobOutcome: Sendable {
     public var error: String?
     /// For `failed`: seconds until the retry is published.
     public var retryDelay: Double?
+    /// For `queued`: rescheduled for this instant (the handler's "retry at"; the relay publishes
+    /// it then) instead of handed back to the broker.
+    public var runAt: Date?
+    /// The job's actual cost, reported by its handler, which corrects its limit's budget.
+    public var actualCost: Double?
     /// Database effects committed with a success (under a savepoint); only ``WorkerStorage``
     /// implementations in this module run them.
     var effects: [JobEffect] = []
     /// Applied instead when one of `effects` throws (the error text is filled in).
     var onEffectFailure: (@Sendable (String) -> JobOutcome)?
 
-    public init(id: UUID, attempt: Int, state: State, result: Data? = nil, error: String? = nil, retryDelay: Double? = nil) {
+    public init(id: UUID, attempt: Int, state: State, result: Data? = nil, error: String? = nil, retryDelay: Double? = nil,
+                runAt: Date? = nil) {
+        self.runAt = runAt
         self.id = id
         self.attempt = attempt
         self.state = state

@@ -30,15 +30,16 @@ extension JobStore {
         }
         let result = try connection.query("""
             INSERT INTO jobs (id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key,
-                              production_id, stage, run_after)
+                              production_id, stage, run_after, limit_key, cost)
             SELECT u.id, u.kind, u.queue, u.params, u.priority, u.max_attempts, u.timeout_ms, u.idempotency_key,
                    u.production_id,
                    -- A production's job without a stage belongs to the production's current stage.
                    coalesce(u.stage, (SELECT p.stage FROM productions p WHERE p.id = u.production_id)),
-                   coalesce(u.run_after, now())
+                   coalesce(u.run_after, now()), u.limit_key, u.cost
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::int2[], $6::int4[], $7::int4[], $8::text[],
-                        $9::uuid[], $10::text[], $11::timestamptz[])
-                 AS u(id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key, production_id, stage, run_after)
+                        $9::uuid[], $10::text[], $11::timestamptz[], $12::text[], $13::float8[])
+                 AS u(id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key, production_id, stage,
+                      run_after, limit_key, cost)
             ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING id
             """, [
@@ -53,6 +54,8 @@ extension JobStore {
                 requests.map(\.options.productionID),
                 requests.map(\.options.stage),
                 requests.map(\.options.runAfter),
+                requests.map(\.options.limit),
+                requests.map(\.options.cost),
             ])
         try connection.notify(outboxChannel, payload: "")
         if result.count == requests.count { return requests.map(\.id) }

@@ -5,24 +5,51 @@ import Postgres
 extension JobStore {
     /// Claims delivered jobs for a worker: only jobs waiting to run, or running on a worker that
     /// stopped heartbeating. Anything else (finished, cancelled, running elsewhere) is not claimed.
+    ///
+    /// Jobs under no limit and of no paused queue or kind are claimed by one statement (the fast
+    /// path); the others go through ``claimControlled(_:workerID:defaultLimits:on:)``, which parks
+    /// paused ones and admits or defers limited ones. `defaultLimits`: kind → its default limit key.
     @available(*, noasync)
-    static func claim(_ ids: [UUID], workerID: String, on connection: PostgresConnection) throws -> [ClaimedJob] {
-        try connection.query("""
+    static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
+                      on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
+        let kinds = defaultLimits.keys.sorted()
+        var claimed = try connection.query("""
             UPDATE jobs j
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2
-            WHERE j.id = ANY($1::uuid[])
-              AND ((j.state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND j.run_after <= now())
-                   OR (j.state = 'running' AND NOT EXISTS (
-                        SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))))
-            RETURNING j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms
-            """, [ids, workerID]).compactMap { row in
-                guard let id = row.uuid("id"), let kind = row.string("kind") else { return nil }
-                return ClaimedJob(
-                    id: id, kind: kind, parameters: Data((row.string("params") ?? "{}").utf8),
-                    attempt: row.int("attempts") ?? 1, maxAttempts: row.int("max_attempts") ?? 1,
-                    productionID: row.uuid("production_id"), stage: row.string("stage"),
-                    timeout: row.int("timeout_ms").map { Double($0) / 1000 })
-            }
+            WHERE j.id = ANY($1::uuid[]) AND \(claimableCondition)
+              AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
+                                                        OR (p.scope = 'queue' AND p.name = j.queue))
+              AND NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = coalesce(j.limit_key,
+                    (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind)))
+            RETURNING \(claimedColumns)
+            """, [ids, workerID, kinds, kinds.map { defaultLimits[$0] ?? "" }]).compactMap(claimedJob)
+        guard claimed.count < ids.count else { return (claimed, 0) }
+        // The rest: finished or running elsewhere (nothing to claim), paused, or limited.
+        let taken = Set(claimed.map(\.id))
+        let rest = ids.filter { !taken.contains($0) }
+        let controlled = try connection.transaction {
+            try claimControlled(rest, workerID: workerID, defaultLimits: defaultLimits, on: $0)
+        }
+        claimed += controlled.claimed
+        return (claimed, controlled.deferred)
+    }
+
+    /// Which delivered jobs a worker may claim: due waiting jobs, and running ones whose worker is gone.
+    static let claimableCondition = """
+        ((j.state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND j.run_after <= now())
+         OR (j.state = 'running' AND NOT EXISTS (
+              SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))))
+        """
+
+    static let claimedColumns = "j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms, j.rate_limited"
+
+    static func claimedJob(_ row: PostgresRow) -> ClaimedJob? {
+        guard let id = row.uuid("id"), let kind = row.string("kind") else { return nil }
+        return ClaimedJob(
+            id: id, kind: kind, parameters: Data((row.string("params") ?? "{}").utf8),
+            attempt: row.int("attempts") ?? 1, maxAttempts: row.int("max_attempts") ?? 1,
+            productionID: row.uuid("production_id"), stage: row.string("stage"),
+            timeout: row.int("timeout_ms").map { Double($0) / 1000 }, rateLimited: row.int("rate_limited") ?? 0)
     }
 
     /// Commits a batch of outcomes in the caller's transaction. Only outcomes whose job is still
@@ -71,20 +98,25 @@ extension JobStore {
 
     @available(*, noasync)
     private static func applyOutcomes(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws -> Set<UUID> {
+        // A rescheduled outcome ("retry at") is queued again like a hand-back, but published by
+        // the relay at its instant instead of being requeued to the broker.
         let rows = try connection.query("""
             UPDATE jobs j SET
                 state = u.state,
                 result = coalesce(u.result, j.result),
                 last_error = coalesce(u.error, j.last_error),
                 finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
-                run_after = CASE WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
-                publish_pending = (u.state = 'failed'),
+                run_after = CASE WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at)
+                                 WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
+                publish_pending = (u.state = 'failed' OR u.run_at IS NOT NULL),
                 attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
-                worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END
-            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[])
-                 AS u(id, attempt, state, result, error, delay_s)
+                worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END,
+                rate_limited = j.rate_limited + (u.run_at IS NOT NULL)::int,
+                deferrals = j.deferrals + (u.run_at IS NOT NULL)::int
+            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[])
+                 AS u(id, attempt, state, result, error, delay_s, run_at)
             WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt
-            RETURNING j.id, j.production_id
+            RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost
             """, [
                 outcomes.map(\.id),
                 outcomes.map { Int32($0.attempt) },
@@ -92,15 +124,24 @@ extension JobStore {
                 outcomes.map { $0.result.map(PostgresJSON.init) },
                 outcomes.map(\.error),
                 outcomes.map(\.retryDelay),
+                outcomes.map { $0.runAt?.timeIntervalSince1970 },
             ])
         let productions = Set(rows.compactMap { $0.string("production_id") })
         if !productions.isEmpty {
             try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
         }
-        if outcomes.contains(where: { $0.state == .failed }) {
+        if outcomes.contains(where: { $0.state == .failed || $0.runAt != nil }) {
             try connection.notify(outboxChannel, payload: "")
         }
-        return Set(rows.compactMap { $0.uuid("id") })
+        var limited: [UUID: (key: String, cost: Double)] = [:]
+        for row in rows {
+            if let id = row.uuid("id"), let key = row.string("limit_key") { limited[id] = (key, row.double("cost") ?? 1) }
+        }
+        let applied = Set(rows.compactMap { $0.uuid("id") })
+        if !limited.isEmpty {
+            try settleLimits(outcomes.filter { applied.contains($0.id) }, limits: limited, on: connection)
+        }
+        return applied
     }
 
     /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A named cluster-wide limit: a rate (token bucket with a burst), a concurrency cap and/or a
+/// cost budget per window. Stored in PostgreSQL; every worker process obeys it as one client.
+public struct LimitSpec: Sendable, Equatable, Codable {
+    /// The limit's name, e.g. `provider:openai`; jobs name it (``JobOptions/limit``) or their kind does.
+    public var name: String
+    /// Starts per second, if the limit has a rate.
+    public var rate: Double?
+    /// How many starts may happen at once after a quiet period (the bucket's size; with a rate).
+    public var burst: Double?
+    /// Jobs under the limit running at once, if capped.
+    public var concurrency: Int?
+    /// Cost units (e.g. LLM tokens) per ``budgetWindow``, if the limit has a budget.
+    public var budget: Double?
+    /// Seconds over which ``budget`` refills.
+    public var budgetWindow: Double?
+
+    public init(name: String, rate: Double? = nil, burst: Double? = nil, concurrency: Int? = nil,
+                budget: Double? = nil, budgetWindow: Double? = nil) {
+        self.name = name
+        self.rate = rate
+        self.burst = rate == nil ? nil : max(1, burst ?? 1)
+        self.concurrency = concurrency
+        self.budget = budget
+        self.budgetWindow = budget == nil ? nil : budgetWindow
+    }
+
+    /// A limit from the CLI's texts: `--rate 20/s`, `--burst N`, `--concurrency N`, `--budget 90000/min`.
+    public static func parse(name: String, rate: String?, burst: Double?, concurrency: Int?,
+                             budget: String?) throws(LimitSpecError) -> LimitSpec {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 200 else { throw .invalidName(name) }
+        let parsedRate: PerWindow? = try rate.map { (text) throws(LimitSpecError) in try PerWindow.parse(text, option: "--rate") }
+        let parsedBudget: PerWindow? = try budget.map { (text) throws(LimitSpecError) in try PerWindow.parse(text, option: "--budget") }
+        if let burst, !(burst >= 1 && burst.isFinite) { throw .invalid(option: "--burst", value: "\(burst)", expected: "a number ≥ 1") }
+        if burst != nil && parsedRate == nil { throw .burstWithoutRate }
+        if let concurrency, concurrency < 1 { throw .invalid(option: "--concurrency", value: "\(concurrency)", expected: "an integer ≥ 1") }
+        guard parsedRate != nil || concurrency != nil || parsedBudget != nil else { throw .empty(name) }
+        return LimitSpec(name: trimmed, rate: parsedRate.map { $0.amount / $0.seconds }, burst: burst,
+                         concurrency: concurrency, budget: parsedBudget?.amount, budgetWindow: parsedBudget?.seconds)
+    }
+
+    /// `20/s`, `90000/min`: an amount per window.
+    public struct PerWindow: Sendable, Equatable {
+        public var amount: Double
+        public var seconds: Double
+
+        static func parse(_ text: String, option: String) throws(LimitSpecError) -> PerWindow {
+            let expected = "N/s, N/min or N/h (e.g. 20/s)"
+            let parts = text.lowercased().split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let amount = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+                  amount > 0, amount.isFinite else {
+                throw .invalid(option: option, value: text, expected: expected)
+            }
+            let seconds: Double
+            switch parts[1].trimmingCharacters(in: .whitespaces) {
+            case "s", "sec", "second": seconds = 1
+            case "m", "min", "minute": seconds = 60
+            case "h", "hour": seconds = 3600
+            case "d", "day": seconds = 86400
+            default: throw .invalid(option: option, value: text, expected: expected)
+            }
+            return PerWindow(amount: amount, seconds: seconds)
+        }
+    }
+}
+
+/// Why a limit definition was refused.
+public enum LimitSpecError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidName(String)
+    case invalid(option: String, value: String, expected: String)
+    case burstWithoutRate
+    case empty(String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name): return "invalid limit name '\(name)': 1 to 200 characters"
+        case .invalid(let option, let value, let expected): return "invalid \(option) '\(value)': expected \(expected)"
+        case .burstWithoutRate: return "--burst needs --rate"
+        case .empty(let name): return "limit '\(name)' needs at least one of --rate, --concurrency, --budget"
+        }
+    }
+}

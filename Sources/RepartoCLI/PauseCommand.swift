@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Jobs
+import RepartoKinds
+
+/// Which queue or kind `pause` and `resume` mean.
+struct PauseTargetOptions: ParsableArguments {
+    @Argument(help: "A queue or job kind.") var name: String
+    @Flag(help: "NAME is a queue.") var queue = false
+    @Flag(help: "NAME is a job kind.") var kind = false
+
+    func validate() throws {
+        if queue && kind { throw ValidationError("give --queue or --kind, not both") }
+    }
+
+    /// The target: as flagged, else whichever of this build's queues and kinds has the name.
+    func target(registry: JobRegistry) throws -> PauseTarget {
+        if queue { return PauseTarget(.queue, name) }
+        if kind { return PauseTarget(.kind, name) }
+        let isKind = registry.definition(for: name) != nil
+        let isQueue = registry.queues.contains(name)
+        switch (isQueue, isKind) {
+        case (true, false): return PauseTarget(.queue, name)
+        case (false, true): return PauseTarget(.kind, name)
+        case (true, true): throw CLIError("'\(name)' is both a queue and a job kind: add --queue or --kind")
+        case (false, false):
+            throw CLIError("no queue or job kind '\(name)' in this build (queues: \(registry.queues.joined(separator: ", "))); "
+                           + "add --queue or --kind to name one anyway")
+        }
+    }
+}
+
+/// `reparto pause QUEUE|KIND`: its jobs stay queued and none starts until resumed.
+struct PauseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pause", abstract: "Pause a queue or job kind cluster-wide: its jobs stay queued, running ones finish.")
+
+    @OptionGroup var cluster: ClusterOptions
+    @OptionGroup var what: PauseTargetOptions
+
+    func run() async throws {
+        let target = try what.target(registry: Kinds.registry(configuration: try cluster.configuration))
+        let paused = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.pause")) { postgres in
+            try await JobClient(postgres: postgres).pause(target)
+        }
+        print(paused ? "paused \(target)" : "\(target) was already paused")
+    }
+}
+
+/// `reparto resume QUEUE|KIND`: its parked jobs are published again.
+struct ResumeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume", abstract: "Resume a paused queue or job kind: its waiting jobs run again.")
+
+    @OptionGroup var cluster: ClusterOptions
+    @OptionGroup var what: PauseTargetOptions
+
+    func run() async throws {
+        let target = try what.target(registry: Kinds.registry(configuration: try cluster.configuration))
+        let released = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.resume")) { postgres in
+            try await JobClient(postgres: postgres).resume(target)
+        }
+        print("resumed \(target) (\(released) parked job\(released == 1 ? "" : "s") released)")
+    }
+}
