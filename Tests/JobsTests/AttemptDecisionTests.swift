@@ -148,3 +148,58 @@ private func threw(_ error: any Error, attempt: Int = 1, maxAttempts: Int = 3, c
         #expect(AttemptDecision.acknowledgement(for: nil) == .init(delivery: .ack))
     }
 }
+
+@Suite("'retry at' decisions, without servers", .timeLimit(.minutes(1)))
+struct RetryAtDecisionTests {
+    let job = ClaimedJob(id: UUID(), kind: "k", parameters: Data("{}".utf8), attempt: 2, maxAttempts: 3)
+
+    @Test func aRetryAtReschedulesWithoutCountingTheAttempt() {
+        var generator = SystemRandomNumberGenerator()
+        let instant = Date(timeIntervalSince1970: 1_800_000_000)
+        let outcome = AttemptDecision.threw(job, error: JobError.retryAt(instant, reason: "429 Too Many Requests"),
+                                            cancelRequested: false, draining: false, taskCancelled: false,
+                                            policy: RetryPolicy(), using: &generator)
+        #expect(outcome.state == .queued)
+        #expect(outcome.runAt == instant)
+        #expect(outcome.error?.contains("429 Too Many Requests") == true)
+        let completion = JobLifecycle.complete(state: .running, attempts: 2, outcome: .queued, attempt: 2, rescheduled: true)
+        #expect(completion == JobLifecycle.Completion(state: .queued, republish: true, countsAttempt: false, keepsWorker: false))
+        #expect(AttemptDecision.acknowledgement(for: .queued, rescheduled: true).delivery == .ack,
+                "the relay publishes it at its instant; the delivery is done")
+        #expect(AttemptDecision.acknowledgement(for: .queued).delivery == .requeue, "a hand-back still goes back to the broker")
+    }
+
+    @Test func cancelDrainAndTimeoutWinOverARetryAt() {
+        var generator = SystemRandomNumberGenerator()
+        let error = JobError.retryAt(Date(), reason: "429")
+        #expect(AttemptDecision.threw(job, error: error, cancelRequested: true, draining: false, taskCancelled: false,
+                                      policy: RetryPolicy(), using: &generator).state == .cancelled)
+        #expect(AttemptDecision.threw(job, error: error, cancelRequested: false, draining: false, taskCancelled: false,
+                                      timedOutAfter: 5, policy: RetryPolicy(), using: &generator).runAt == nil)
+    }
+
+    @Test func aJobToldToRetryLaterTooOftenFailsAnAttemptInstead() {
+        var generator = SystemRandomNumberGenerator()
+        var often = job
+        often.rateLimited = AttemptDecision.maxRetryAt
+        let outcome = AttemptDecision.threw(often, error: JobError.retryAt(Date(), reason: "429"), cancelRequested: false,
+                                            draining: false, taskCancelled: false, policy: RetryPolicy(), using: &generator)
+        #expect(outcome.state == .failed)
+        #expect(outcome.runAt == nil)
+    }
+
+    /// A provider's own error type says when, through RetryAtError.
+    struct ProviderRateLimited: RetryAtError, RetryableError {
+        var retryAt: Date?
+        var isRetryable: Bool { true }
+    }
+
+    @Test func anyRetryAtErrorWithAnInstantReschedulesAndWithoutOneFails() {
+        var generator = SystemRandomNumberGenerator()
+        let instant = Date().addingTimeInterval(7)
+        #expect(AttemptDecision.threw(job, error: ProviderRateLimited(retryAt: instant), cancelRequested: false, draining: false,
+                                      taskCancelled: false, policy: RetryPolicy(), using: &generator).runAt == instant)
+        #expect(AttemptDecision.threw(job, error: ProviderRateLimited(retryAt: nil), cancelRequested: false, draining: false,
+                                      taskCancelled: false, policy: RetryPolicy(), using: &generator).state == .failed)
+    }
+}

@@ -12,7 +12,7 @@ extension JobStore {
     static func setLimit(_ spec: LimitSpec, on connection: PostgresConnection) throws {
         try connection.query("""
             INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left)
-            VALUES ($1, $2, $3, $4, $5, $6, coalesce($3, 0), coalesce($5, 0))
+            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0))
             ON CONFLICT (name) DO UPDATE SET
                 rate = EXCLUDED.rate, burst = EXCLUDED.burst, concurrency = EXCLUDED.concurrency,
                 budget = EXCLUDED.budget, budget_window_s = EXCLUDED.budget_window_s,
@@ -166,12 +166,14 @@ extension JobStore {
         }
         guard !admitted.isEmpty else { return ([], waits.count) }
         let claimed = try connection.query("""
-            UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL,
+            UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, finished_at = NULL,
+                -- A limited job starts at the instant its limit admitted it.
+                started_at = CASE WHEN u.limit_key IS NULL THEN now() ELSE to_timestamp($4) END,
                 worker_id = $2, limit_key = coalesce(u.limit_key, j.limit_key), limit_reserved = false
             FROM unnest($1::uuid[], $3::text[]) AS u(id, limit_key)
             WHERE j.id = u.id
             RETURNING \(claimedColumns)
-            """, [admitted.map(\.id), workerID, admitted.map(\.limitKey)]).compactMap(claimedJob)
+            """, [admitted.map(\.id), workerID, admitted.map(\.limitKey), now.timeIntervalSince1970]).compactMap(claimedJob)
         return (claimed, waits.count)
     }
 
