@@ -4,7 +4,8 @@
 /// tests and scrapers: `body[data-state]` (`loading`, `ready`, `error`); `#total-<state>`;
 /// `td[data-kind][data-field]` in the queue table; `[data-production][data-field]`;
 /// `#workers-alive`, `#workers-stale`, `#workers-stopped`; `#failures-count`;
-/// `#throughput-succeeded`, `#throughput-failed` and the chart `#throughput-chart`.
+/// `#throughput-succeeded`, `#throughput-failed` and the chart `#throughput-chart`;
+/// `[data-limit][data-field]` in the limits table and `[data-paused]` for each paused queue or kind.
 enum DashboardPage {
     static let html = #"""
 <!doctype html>
@@ -104,6 +105,14 @@ th { color:var(--muted); font-weight:500; font-size:12px; }
       <tbody id="worker-rows"></tbody>
     </table>
   </section>
+  <section id="controls">
+    <h2>Limits and pauses</h2>
+    <div id="pause-rows"></div>
+    <table>
+      <thead><tr><th>limit</th><th>terms</th><th>running</th><th>waiting</th><th>tokens</th><th>blocked until</th></tr></thead>
+      <tbody id="limit-rows"></tbody>
+    </table>
+  </section>
   <section id="failures">
     <h2>Recent failures (<span id="failures-count">–</span>)</h2>
     <div id="failure-rows"></div>
@@ -170,6 +179,24 @@ function renderWorkers(rows, counts, now) {
     '<td><span class="pill ' + esc(w.status) + '">' + esc(w.status) + '</span></td><td>' + esc(w.queues.join(", ")) + '</td>' +
     '<td>' + w.in_flight + '</td><td>' + w.jobs_succeeded + '</td><td>' + w.jobs_failed + '</td><td>' + ago(w.heartbeat_at, now) + '</td></tr>').join("");
 }
+function renderControls(limits, pauses, now) {
+  const box = document.getElementById("pause-rows");
+  box.innerHTML = pauses.length ? pauses.map(p => '<div data-paused="' + esc(p.scope) + ':' + esc(p.name) + '">' +
+    '<span class="pill stale">paused</span> ' + esc(p.scope) + ' <b>' + esc(p.name) + '</b> · ' + p.parked + ' parked · since ' +
+    ago(p.paused_at, now) + '</div>').join("") : '<div class="empty">nothing paused</div>';
+  const body = document.getElementById("limit-rows");
+  if (!limits.length) { body.innerHTML = '<tr><td class="empty" colspan="6">no limits</td></tr>'; return; }
+  body.innerHTML = limits.map(l => {
+    const n = esc(l.name);
+    const terms = [];
+    if (l.rate_per_second != null) terms.push(l.rate_per_second + "/s burst " + l.burst);
+    if (l.concurrency != null) terms.push("concurrency " + l.concurrency);
+    if (l.budget != null) terms.push("budget " + l.budget + " per " + l.budget_window_seconds + "s");
+    const cell = (f, v) => '<td data-limit="' + n + '" data-field="' + f + '">' + v + '</td>';
+    return '<tr><td>' + n + '</td><td>' + esc(terms.join(", ")) + '</td>' + cell("running", l.running) + cell("waiting", l.waiting) +
+      cell("tokens", l.tokens == null ? "–" : l.tokens.toFixed(2)) + cell("blocked", l.blocked_until ? ago(l.blocked_until, now) : "–") + '</tr>';
+  }).join("");
+}
 function renderFailures(rows, now) {
   text("failures-count", rows.length);
   const box = document.getElementById("failure-rows");
@@ -213,6 +240,7 @@ async function refresh() {
     renderProductions(data.productions, now);
     renderWorkers(data.workers, data.worker_counts, now);
     renderFailures(data.failures, now);
+    renderControls(data.limits, data.pauses, now);
     renderThroughput(data.throughput, now);
     text("updated-at", new Date(now).toISOString().replace("T", " ").slice(0, 19) + " UTC");
     text("error-text", "");

@@ -31,7 +31,9 @@ public enum DashboardQueries {
                 workers: try workerRows(limit: limit, on: connection),
                 workerCounts: try workerCounts(on: connection),
                 failures: try failureRows(limit: limit, on: connection),
-                throughput: try throughput(on: connection))
+                throughput: try throughput(on: connection),
+                limits: try limitRows(on: connection),
+                pauses: try pauseRows(on: connection))
         }
     }
 
@@ -122,6 +124,28 @@ public enum DashboardQueries {
                 return DashboardSnapshot.ThroughputPoint(minute: minute, succeeded: row.int("succeeded") ?? 0,
                                                          failed: row.int("failed") ?? 0)
             }
+    }
+
+    @available(*, noasync)
+    static func limitRows(on connection: PostgresConnection) throws -> [DashboardSnapshot.LimitRow] {
+        try connection.query("""
+            SELECT name, rate, burst, concurrency, budget, budget_window_s, running, waiting, tokens, blocked_until
+            FROM ops.limits ORDER BY name
+            """).map { row in
+                DashboardSnapshot.LimitRow(
+                    name: row.string("name") ?? "", ratePerSecond: row.double("rate"), burst: row.double("burst"),
+                    concurrency: row.int("concurrency"), budget: row.double("budget"),
+                    budgetWindowSeconds: row.double("budget_window_s"), running: row.int("running") ?? 0,
+                    waiting: row.int("waiting") ?? 0, tokens: row.double("tokens"), blockedUntil: row.date("blocked_until"))
+            }
+    }
+
+    @available(*, noasync)
+    static func pauseRows(on connection: PostgresConnection) throws -> [DashboardSnapshot.PauseRow] {
+        try connection.query("SELECT scope, name, paused_at, parked FROM ops.pauses ORDER BY scope, name").map { row in
+            DashboardSnapshot.PauseRow(scope: row.string("scope") ?? "", name: row.string("name") ?? "",
+                                       pausedAt: row.date("paused_at"), parked: row.int("parked") ?? 0)
+        }
     }
 
     /// Whether the database answers (the dashboard's readiness).

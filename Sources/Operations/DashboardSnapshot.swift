@@ -21,6 +21,35 @@ public struct DashboardSnapshot: Codable, Sendable, Equatable {
     public var failures: [FailureRow]
     /// `ops.throughput` summed over kinds, one point per minute of the last hour that had jobs.
     public var throughput: [ThroughputPoint]
+    /// `ops.limits`: the cluster-wide limits and their use.
+    public var limits: [LimitRow] = []
+    /// `ops.pauses`: the paused queues and kinds.
+    public var pauses: [PauseRow] = []
+
+    /// A cluster-wide limit and its use.
+    public struct LimitRow: Codable, Sendable, Equatable {
+        public var name: String
+        public var ratePerSecond: Double?
+        public var burst: Double?
+        public var concurrency: Int?
+        public var budget: Double?
+        public var budgetWindowSeconds: Double?
+        public var running: Int
+        public var waiting: Int
+        public var tokens: Double?
+        /// Set while a provider's "retry after" holds the limit back.
+        public var blockedUntil: Date?
+    }
+
+    /// A paused queue or kind.
+    public struct PauseRow: Codable, Sendable, Equatable {
+        /// `queue` or `kind`.
+        public var scope: String
+        public var name: String
+        public var pausedAt: Date?
+        /// Its jobs waiting for the resume.
+        public var parked: Int
+    }
 
     /// Job counts of one kind.
     public struct QueueRow: Codable, Sendable, Equatable {

@@ -28,6 +28,8 @@ struct DashboardTests {
     private func populatedCluster() async throws -> (TestCluster, production: UUID) {
         let cluster = try await TestCluster.make()
         let production = try await cluster.client.createProduction(name: "dashboard <test> & \"quotes\"")
+        try await cluster.client.setLimit(LimitSpec(name: "provider:<test>", rate: 2, burst: 4, concurrency: 3))
+        try await cluster.client.pause(PauseTarget(.queue, "archive"))
         let worker = cluster.startWorker(concurrency: 4)
         _ = try await cluster.client.enqueue((0..<5).map { _ in try JobRequest(NoopJob()) })
         _ = try await cluster.client.enqueue((0..<4).map { _ in try JobRequest(NoopJob(), options: JobOptions(productionID: production)) })
@@ -178,6 +180,10 @@ struct DashboardTests {
         #expect(snapshot.failures.allSatisfy { $0.lastError?.contains("boom <b>not bold</b>") == true })
         #expect(snapshot.throughput.map(\.succeeded).reduce(0, +) == truth.finishedLastHour.succeeded)
         #expect(snapshot.throughput.map(\.failed).reduce(0, +) == truth.finishedLastHour.failed)
+        #expect(snapshot.limits.map(\.name) == ["provider:<test>"])
+        let limit = try #require(snapshot.limits.first)
+        #expect(limit.concurrency == 3 && limit.burst == 4 && limit.running == 0 && limit.tokens == 4)
+        #expect(snapshot.pauses.map { "\($0.scope):\($0.name)" } == ["queue:archive"])
 
         // Each separate endpoint answers with its part.
         for (path, key) in [("queues", "totals"), ("productions", "productions"), ("workers", "worker_counts"),
@@ -234,6 +240,8 @@ struct DashboardTests {
         #expect(dom.contains("boom &lt;b&gt;not bold&lt;/b&gt;"), "failure messages are shown, escaped")
         #expect(dom.contains("dashboard &lt;test&gt; &amp; \"quotes\""), "production names are escaped")
         #expect(dom.contains("data-succeeded="), "the throughput chart has bars")
+        #expect(Self.value(in: dom, after: "data-limit=\"provider:&lt;test&gt;\" data-field=\"running\">") == "0", "limits are shown, escaped")
+        #expect(dom.contains("data-paused=\"queue:archive\""), "paused queues are shown")
 
         // A screenshot, kept as a test artifact.
         let artifacts = TestEnvironment.repositoryRoot.appendingPathComponent("test-artifacts")

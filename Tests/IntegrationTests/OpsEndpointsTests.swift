@@ -125,6 +125,8 @@ struct OpsEndpointsTests {
 
     @Test func coordinatorSamplesQueueLagAndOutboxBacklog() async throws {
         let cluster = try await TestCluster.make()
+        try await cluster.client.setLimit(LimitSpec(name: "test:metrics", rate: 4, burst: 3))
+        try await cluster.client.pause(PauseTarget(.queue, "archive"))
         var environment = try cluster.processEnvironment()
         environment["REPARTO_METRICS_PORT"] = nil
         let coordinator = try CapturedProcess(["coordinator", "--log-format", "json", "--metrics-port", "0",
@@ -143,6 +145,11 @@ struct OpsEndpointsTests {
         #expect(metricValue(#"reparto_connection_up{component="coordinator_postgres"}"#, in: exposition) == 1)
         #expect(metricValue(#"reparto_connection_up{component="relay_amqp"}"#, in: exposition) == 1)
         #expect((metricValue("reparto_outbox_published_total", in: exposition) ?? 0) >= 3)
+        #expect(metricValue(#"reparto_limit_tokens{limit="test:metrics"}"#, in: exposition) == 3)
+        #expect(metricValue(#"reparto_limit_running{limit="test:metrics"}"#, in: exposition) == 0)
+        let paused = exposition.split(separator: "\n").filter { $0.hasPrefix("reparto_paused{") }
+        #expect(paused.count == 1 && paused[0].contains(#"name="archive""#) && Double(paused[0].split(separator: " ").last ?? "") == 1,
+                "\(paused)")
         let status = await coordinator.terminate()
         await cluster.shutdown()
         #expect(status == 0)
