@@ -48,7 +48,6 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard count >= 1 && count <= 1_000_000 else { throw ValidationError("--count must be between 1 and 1000000") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         if idempotencyKey != nil && count != 1 { throw ValidationError("--idempotency-key needs --count 1") }
-        if let cost, !(cost >= 0 && cost.isFinite) { throw ValidationError("--cost must be a number ≥ 0") }
         if !list && kind == nil { throw ValidationError("missing job kind (reparto enqueue --list shows them)") }
     }
 
@@ -61,6 +60,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard let kind, let definition = registry.definition(for: kind) else {
             throw CLIError("unknown job kind '\(kind ?? "")'; known kinds: \(registry.definitions.map(\.kind).joined(separator: ", "))")
         }
+        if let cost, !(cost >= 0 && cost.isFinite) { throw CLIError("--cost must be a number ≥ 0, not \(cost)") }
         let json = Data(params.utf8)
         guard (try? JSONSerialization.jsonObject(with: json)) is [String: Any] else {
             throw CLIError("--params is not a JSON object: \(params.prefix(80))")
