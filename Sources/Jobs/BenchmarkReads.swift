@@ -62,4 +62,16 @@ public enum BenchmarkReads {
             SELECT pid FROM workers w WHERE reparto_worker_alive(w) AND host = $1 ORDER BY started_at
             """, [host]).compactMap { $0.int32("pid") }
     }
+
+    /// When each job of `production` started (for a limited job: the instant its limit admitted
+    /// it), as seconds since 1970, in order; and the deferrals and attempts beyond the first in all.
+    public static func starts(production: UUID, on postgres: PostgresClient) async throws
+        -> (seconds: [Double], deferrals: Int, extraAttempts: Int) {
+        let rows = try await postgres.query("""
+            SELECT extract(epoch FROM started_at)::float8 AS s, deferrals, attempts FROM jobs
+            WHERE production_id = $1 AND started_at IS NOT NULL ORDER BY started_at
+            """, [production])
+        return (rows.compactMap { $0.double("s") }, rows.reduce(0) { $0 + ($1.int("deferrals") ?? 0) },
+                rows.reduce(0) { $0 + max(0, ($1.int("attempts") ?? 1) - 1) })
+    }
 }

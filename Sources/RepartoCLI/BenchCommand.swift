@@ -5,6 +5,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks: job throughput and latency, parsing, speech.",
         subcommands: [BenchJobsCommand.self, BenchSoakCommand.self, BenchParseCommand.self, BenchSpeechCommand.self,
-                      BenchPipelineCommand.self],
+                      BenchPipelineCommand.self, BenchLimitsCommand.self],
         defaultSubcommand: BenchJobsCommand.self)
 }
