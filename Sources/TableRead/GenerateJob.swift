@@ -94,6 +94,20 @@ public struct GenerateJob: JobParameters {
     /// The lines to speak, in order (keep batches small: one attempt speaks all of them).
     public var items: [Item]
 
+    /// `provider:NAME` when every item uses one provider: the job runs under that provider's
+    /// limit when one is defined (`reparto limit set provider:elevenlabs --rate 2/s`).
+    public var limitKey: String? {
+        let providers = Set(items.map(\.providerID))
+        return providers.count == 1 ? providers.first.map { "provider:\($0)" } : nil
+    }
+
+    /// A provider's 429 with `Retry-After` becomes "retry at" (rescheduled without spending an
+    /// attempt, and the provider's limit held back until then); any other error stays as it is.
+    public static func jobError(for error: SpeechError, now: Date = Date()) -> any Error {
+        guard let after = error.retryAfter else { return error }
+        return JobError.retryAt(now.addingTimeInterval(max(0, after)), reason: "\(error)")
+    }
+
     public init(items: [Item]) {
         self.items = items
     }
@@ -140,7 +154,11 @@ public struct GenerateJob: JobParameters {
             }
         }
         registry.register(GenerateJob.self, timeout: timeout) { parameters, context in
-            try await generator.run(parameters, context: context)
+            do {
+                return try await generator.run(parameters, context: context)
+            } catch let error as SpeechError {
+                throw GenerateJob.jobError(for: error)
+            }
         }
         return generator
     }
