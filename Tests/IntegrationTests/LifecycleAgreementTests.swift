@@ -55,15 +55,17 @@ struct LifecycleAgreementTests {
         let cluster = try await TestCluster.make()
         for state in JobState.allCases {
             for attempt in [1, 2] {
-                for outcome in [JobOutcome.State.succeeded, .failed, .queued] {
+                // The last case: a "retry at" (queued with an instant to run again).
+                for (outcome, runAt) in [(JobOutcome.State.succeeded, nil), (.failed, nil), (.queued, nil),
+                                         (.queued, Date().addingTimeInterval(60))] {
                     let id = try await job(in: cluster, state: state, attempts: 2)
                     let applied = try await cluster.postgres.withTransaction {
-                        try JobStore.complete([JobOutcome(id: id, attempt: attempt, state: outcome, retryDelay: 0)], on: $0)
+                        try JobStore.complete([JobOutcome(id: id, attempt: attempt, state: outcome, retryDelay: 0, runAt: runAt)], on: $0)
                     }
                     let expected = JobLifecycle.complete(state: state, attempts: 2, outcome: JobState(rawValue: outcome.rawValue)!,
-                                                         attempt: attempt)
+                                                         attempt: attempt, rescheduled: runAt != nil)
                     let (after, publish, _) = try await self.state(of: id, in: cluster)
-                    let context = "\(state), attempt \(attempt), \(outcome)"
+                    let context = "\(state), attempt \(attempt), \(outcome)\(runAt == nil ? "" : " at an instant")"
                     #expect(applied.count == (expected == nil ? 0 : 1), "\(context)")
                     if let expected {
                         #expect(after == expected.state, "\(context)")
