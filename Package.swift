@@ -48,7 +48,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: [
-            "CLibPQ",
+            "CLibPQ", "Threading",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
 

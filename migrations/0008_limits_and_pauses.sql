@@ -4,7 +4,8 @@
 -- admission is serialized per limit across the whole cluster. The rate and the budget are token
 -- buckets refilled lazily from `refilled_at`; a job that finds the bucket empty reserves a future
 -- token (the level goes negative) and is deferred until that instant, so waiting jobs come back
--- spaced 1/rate apart instead of all at once. Concurrency has no counter to leak: it is the number
+-- spaced 1/rate apart instead of all at once; `paced_until` is a second bucket that counts only the
+-- jobs that actually start, so late returners cannot start together. Concurrency has no counter to leak: it is the number
 -- of the limit's jobs running on a live worker (heartbeat), so a killed worker's slots come back
 -- when it goes stale.
 CREATE TABLE limits (
@@ -21,6 +22,8 @@ CREATE TABLE limits (
     refilled_at         timestamptz NOT NULL DEFAULT now(),
     -- Learned from a provider's Retry-After: nothing under this limit starts before it.
     blocked_until       timestamptz,
+    -- When the starts bucket is full again (NULL: full); each start adds 1/rate.
+    paced_until         timestamptz,
     created_at          timestamptz NOT NULL DEFAULT now(),
     updated_at          timestamptz NOT NULL DEFAULT now(),
     CHECK ((rate IS NULL) = (burst IS NULL)),

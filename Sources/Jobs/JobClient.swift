@@ -151,10 +151,22 @@ public final class JobClient: Sendable {
                                 onProgress: @Sendable (ProductionProgress) -> Void = { _ in }) async throws -> ProductionProgress {
         let listener = PostgresListener(configuration: postgres.configuration, channels: [JobStore.progressChannel], logger: logger)
         listener.start()
-        defer { listener.stop() }
         let signal = WakeSignal()
         let pump = Task { for await _ in listener.notifications { signal.wake() } }
-        defer { pump.cancel() }
+        // The listener's thread is gone before this returns: a caller may exit the process at once.
+        let result: Result<ProductionProgress, any Error>
+        do {
+            result = .success(try await pollProduction(id, timeout: timeout, signal: signal, until: condition, onProgress: onProgress))
+        } catch {
+            result = .failure(error)
+        }
+        pump.cancel()
+        await listener.stop()
+        return try result.get()
+    }
+
+    private func pollProduction(_ id: UUID, timeout: Double, signal: WakeSignal, until condition: (ProductionProgress) -> Bool,
+                                onProgress: (ProductionProgress) -> Void) async throws -> ProductionProgress {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             try Task.checkCancellation()

@@ -1,11 +1,13 @@
 import Foundation
 import Synchronization
 import Logging
+import Threading
 
 /// A dedicated `LISTEN` connection on its own thread, delivering notifications as an `AsyncStream`.
 ///
 /// The thread owns one ``PostgresConnection``, waits on its socket in short slices (so ``stop()``
-/// is noticed within about 50 ms) and reconnects with exponential backoff (0.1 s doubling to 5 s)
+/// is noticed within about 50 ms; it returns once the thread has closed its connection, so a
+/// process may exit right after it without a thread still inside libpq or OpenSSL) and reconnects with exponential backoff (0.1 s doubling to 5 s)
 /// whenever the connection is lost, e.g. after a server restart or `pg_terminate_backend`. After
 /// every successful (re)connection it re-LISTENs all channels and then yields a synthetic
 /// notification with channel `""` (payload `""`, pid 0): anything sent while no connection was
@@ -19,15 +21,8 @@ public final class PostgresListener: Sendable {
     private let logger: Logger
     private let stream: AsyncStream<PostgresNotification>
     private let continuation: AsyncStream<PostgresNotification>.Continuation
-    private let shared: Shared
-
-    /// State shared with the listener thread.
-    private final class Shared: Sendable {
-        enum Phase { case idle, running, stopped }
-        let phase = Mutex(Phase.idle)
-        let stopRequested = Mutex(false)
-        var shouldStop: Bool { stopRequested.withLock { $0 } }
-    }
+    private let thread: OwnedThread
+    private let started = Mutex(false)
 
     /// Creates a stopped listener; call ``start()``.
     public init(configuration: PostgresConfiguration, channels: [String], logger: Logger) {
@@ -35,11 +30,11 @@ public final class PostgresListener: Sendable {
         self.channels = channels
         self.logger = logger
         (stream, continuation) = AsyncStream.makeStream(of: PostgresNotification.self, bufferingPolicy: .unbounded)
-        shared = Shared()
+        thread = OwnedThread(name: "reparto.postgres.listener")
     }
 
     deinit {
-        shared.stopRequested.withLock { $0 = true }
+        thread.requestStop()
         continuation.finish()
     }
 
@@ -50,34 +45,34 @@ public final class PostgresListener: Sendable {
 
     /// Starts the listener thread. Calling it again, or after ``stop()``, does nothing.
     public func start() {
-        let shouldStart = shared.phase.withLock { phase -> Bool in
-            guard phase == .idle else { return false }
-            phase = .running
-            return true
+        let shouldStart = started.withLock { started -> Bool in
+            defer { started = true }
+            return !started && !thread.isStopping
         }
         guard shouldStart else { return }
         let configuration = configuration
         let channels = channels
         let logger = logger
         let continuation = continuation
-        let shared = shared
         // The thread captures only what it needs (not `self`), so dropping the listener stops it.
-        let thread = Thread {
-            Self.run(configuration: configuration, channels: channels, logger: logger, continuation: continuation, shared: shared)
+        thread.start { thread in
+            Self.run(configuration: configuration, channels: channels, logger: logger, continuation: continuation, thread: thread)
         }
-        thread.name = "reparto.postgres.listener"
-        thread.start()
     }
 
-    /// Stops listening: the thread closes its connection and exits within about 100 ms, then the
-    /// ``notifications`` stream finishes.
-    public func stop() {
-        shared.stopRequested.withLock { $0 = true }
-        let wasIdle = shared.phase.withLock { phase -> Bool in
-            defer { phase = .stopped }
-            return phase == .idle
+    /// Stops listening and waits until the thread has closed its connection (about 50 ms, or
+    /// the end of a connection attempt in progress); then the ``notifications`` stream finishes.
+    public func stop() async {
+        let wasStarted = started.withLock { started -> Bool in
+            defer { started = true }
+            return started
         }
-        if wasIdle { continuation.finish() }
+        guard wasStarted else {
+            thread.requestStop()
+            continuation.finish()
+            return
+        }
+        await thread.stop()
     }
 
     @available(*, noasync)
@@ -86,7 +81,7 @@ public final class PostgresListener: Sendable {
         channels: [String],
         logger: Logger,
         continuation: AsyncStream<PostgresNotification>.Continuation,
-        shared: Shared
+        thread: OwnedThread
     ) {
         let initialBackoff = 0.1
         var backoff = initialBackoff
@@ -96,10 +91,10 @@ public final class PostgresListener: Sendable {
             connection?.close()
             continuation.finish()
         }
-        while !shared.shouldStop {
+        while !thread.isStopping {
             guard let current = connection else {
                 do {
-                    let opened = try PostgresConnection.connect(configuration, isCancelled: { shared.shouldStop })
+                    let opened = try PostgresConnection.connect(configuration, isCancelled: { thread.isStopping })
                     for channel in channels { try opened.listen(channel) }
                     connection = opened
                     backoff = initialBackoff
@@ -112,7 +107,7 @@ public final class PostgresListener: Sendable {
                     logger.warning("PostgreSQL listener cannot connect; retrying", metadata: [
                         "error": "\(error)", "retryIn": "\(backoff)s",
                     ])
-                    sleep(seconds: backoff, unless: shared)
+                    thread.sleep(backoff)
                     backoff = min(backoff * 2, 5)
                 }
                 continue
@@ -126,14 +121,6 @@ public final class PostgresListener: Sendable {
                 current.close()
                 connection = nil
             }
-        }
-    }
-
-    /// Sleeps in short slices so a stop request is noticed quickly.
-    private static func sleep(seconds: Double, unless shared: Shared) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !shared.shouldStop, Date() < deadline {
-            Thread.sleep(forTimeInterval: min(0.02, max(0, deadline.timeIntervalSinceNow)))
         }
     }
 }

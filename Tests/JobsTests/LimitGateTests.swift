@@ -87,6 +87,44 @@ struct LimitGateTests {
         }
     }
 
+    /// Reserved jobs that come back late — a slow relay or a busy database delivers a whole
+    /// run of them at once — still never start more than burst + rate × T in any interval: the
+    /// starts bucket defers the excess again, and every job still starts.
+    @Test(arguments: [(rate: 20.0, burst: 3.0), (rate: 50.0, burst: 1.0), (rate: 2.0, burst: 2.0)])
+    func lateReturnersCannotStartTogether(rate: Double, burst: Double) {
+        var generator = SeededGenerator(state: UInt64(rate * 7 + burst))
+        var gate = gate(rate: rate, burst: burst)
+        var pending: [(at: Date, request: LimitGate.Request)] = (0..<Int(rate * 10)).map { _ in (t0, .init(id: UUID())) }
+        let arrivals = pending.count
+        var starts: [Date] = []
+        var redeferred = 0
+        while !pending.isEmpty {
+            pending.sort { $0.at < $1.at }
+            let next = pending.removeFirst()
+            switch gate.admit(next.request, at: next.at) {
+            case .run:
+                starts.append(next.at)
+                gate.running -= 1
+            case .wait(let until, let reserved):
+                if next.request.reserved { redeferred += 1 }
+                var request = next.request
+                request.reserved = reserved
+                // Back late: up to 20 slots, so runs of returners arrive together.
+                pending.append((until.addingTimeInterval(Double.random(in: 0...(20 / rate), using: &generator)), request))
+            }
+        }
+        #expect(starts.count == arrivals, "every arrival started")
+        #expect(redeferred > 0, "late returners found the starts bucket empty and waited again")
+        starts.sort()
+        for (index, start) in starts.enumerated() {
+            for interval in [0.0, 1.0 / rate, 1.0, 5.0] {
+                let end = start.addingTimeInterval(interval)
+                let inside = starts[index...].prefix { $0 <= end }.count
+                #expect(Double(inside) <= burst + rate * interval + 1e-6, "\(inside) starts in \(interval) s at \(rate)/s burst \(burst)")
+            }
+        }
+    }
+
     @Test func atTheConcurrencyCapAJobWaitsWithoutTakingAToken() {
         var gate = gate(rate: 10, burst: 5, concurrency: 2)
         #expect(gate.admit(.init(id: UUID()), at: t0) == .run)

@@ -47,7 +47,7 @@ import Testing
         let backends = try await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [applicationName])
         #expect(backends[0].int("n") == 1)
 
-        listener.stop()
+        await listener.stop()
         #expect(await inbox.waitUntilFinished(within: 10))
         await collector.value
         await client.shutdown()
@@ -59,7 +59,7 @@ import Testing
             channels: ["x"],
             logger: Logger(label: "test.listener")
         )
-        listener.stop()
+        await listener.stop()
         var iterator = listener.notifications.makeAsyncIterator()
         #expect(await iterator.next() == nil)
     }
@@ -83,7 +83,7 @@ import Testing
         }
         #expect(server.accepted >= 3, "connection attempts: \(server.accepted)")
         #expect(await inbox.next(within: 0.1) { _ in true } == nil, "no connection was ever made")
-        listener.stop()
+        await listener.stop()
         #expect(await inbox.waitUntilFinished(within: 1))
         await collector.value
     }

@@ -3,11 +3,14 @@ import Foundation
 /// One limit's live state and its admission rule, as a pure value: the claim locks the limit's
 /// row, loads this, admits the delivered jobs in order, and writes it back in the same transaction.
 ///
-/// - **Rate** is a token bucket of size `burst` refilled at `rate` per second. A job that finds no
-///   whole token takes one anyway — the level goes negative — and waits until the level is back at
-///   zero: a reservation. Waiting jobs therefore come back spaced `1/rate` apart, in order, and a
-///   returning reserved job runs without taking a second token. Over any interval of T seconds at
-///   most `burst + rate × T` jobs start.
+/// - **Rate** is two token buckets of size `burst` refilled at `rate` per second. The *schedule*
+///   (`tokens`) spaces waiting jobs: a job that finds no whole token takes one anyway — the level
+///   goes negative — and waits until the level is back at zero, a reservation; waiting jobs
+///   therefore come back spaced `1/rate` apart, in order. The *starts* bucket (`pacedUntil`)
+///   counts only jobs that actually start, at the instant they start, and every start needs a
+///   whole token of it — so jobs that come back late and together (a slow relay, a busy
+///   database) cannot start together: the excess is deferred again, to the back of the schedule.
+///   Over any interval of T seconds at most `burst + rate × T` jobs start, whenever they arrive.
 /// - **Budget** is the same bucket in cost units (size `budget`, refilled at `budget / window`);
 ///   a job takes its estimated cost, corrected by its actual cost when it finishes.
 /// - **Concurrency** is the number of the limit's jobs running on live workers (counted by the
@@ -24,16 +27,20 @@ public struct LimitGate: Sendable, Equatable {
     /// The instant `tokens` and `budgetLeft` are as of (after a block: in the future).
     public var refilledAt: Date
     public var blockedUntil: Date?
+    /// The instant the starts bucket is full again (nil: full). Its level at `t` is
+    /// `burst − rate × max(0, pacedUntil − t)`; each start adds `1/rate`.
+    public var pacedUntil: Date?
     /// The limit's jobs running now (on live workers).
     public var running: Int
 
     public init(spec: LimitSpec, tokens: Double, budgetLeft: Double, refilledAt: Date, blockedUntil: Date? = nil,
-                running: Int = 0) {
+                pacedUntil: Date? = nil, running: Int = 0) {
         self.spec = spec
         self.tokens = tokens
         self.budgetLeft = budgetLeft
         self.refilledAt = refilledAt
         self.blockedUntil = blockedUntil
+        self.pacedUntil = pacedUntil
         self.running = running
     }
 
@@ -81,31 +88,51 @@ public struct LimitGate: Sendable, Equatable {
         if let cap = spec.concurrency, running >= cap {
             return .wait(until: now.addingTimeInterval(Self.concurrencyRecheck), reserved: request.reserved)
         }
-        if request.reserved {
-            running += 1
+        let paceWait = startsWait(at: now)
+        if request.reserved, paceWait == 0 {
+            start(at: now)
             return .run
         }
-        var wait: Double = 0
+        // A new job takes its tokens; a reserved one that came back when the starts bucket is
+        // empty takes a new rate token — the back of the schedule — but keeps its budget.
+        var scheduleWait: Double = 0
         if let rate = spec.rate {
             tokens -= 1
-            if tokens < 0 { wait = max(wait, -tokens / rate) }
+            if tokens < 0 { scheduleWait = -tokens / rate }
         }
-        if let budget = spec.budget, let window = spec.budgetWindow {
+        if !request.reserved, let budget = spec.budget, let window = spec.budgetWindow {
             budgetLeft -= max(0, request.cost)
-            if budgetLeft < 0 { wait = max(wait, -budgetLeft / (budget / window)) }
+            if budgetLeft < 0 { scheduleWait = max(scheduleWait, -budgetLeft / (budget / window)) }
         }
-        guard wait > 0 else {
-            running += 1
+        guard scheduleWait > 0 || paceWait > 0 else {
+            start(at: now)
             return .run
         }
         // The reservation's instant counts from the buckets' own time (after a block, the future).
-        return .wait(until: max(now, refilledAt).addingTimeInterval(wait), reserved: true)
+        let until = max(max(now, refilledAt).addingTimeInterval(scheduleWait), now.addingTimeInterval(paceWait))
+        return .wait(until: until, reserved: true)
+    }
+
+    /// Seconds until the starts bucket holds a whole token (0: it holds one now).
+    func startsWait(at now: Date) -> Double {
+        guard let rate = spec.rate, let burst = spec.burst, let pacedUntil else { return 0 }
+        let wait = pacedUntil.timeIntervalSince(now) - (burst - 1) / rate
+        return wait > 1e-6 ? wait : 0  // a microsecond: what timestamps and Dates resolve
+    }
+
+    private mutating func start(at now: Date) {
+        running += 1
+        if let rate = spec.rate { pacedUntil = max(pacedUntil ?? now, now).addingTimeInterval(1 / rate) }
     }
 
     /// A handler learned that the limit's service refuses work until `instant` (a 429's Retry-After).
     public mutating func block(until instant: Date) {
         blockedUntil = max(blockedUntil ?? instant, instant)
-        if spec.rate != nil { tokens = min(tokens, 0) }
+        if let rate = spec.rate, let burst = spec.burst {
+            tokens = min(tokens, 0)
+            // The starts bucket, too, is empty at the instant.
+            pacedUntil = max(pacedUntil ?? instant, instant.addingTimeInterval(burst / rate))
+        }
         refilledAt = max(refilledAt, instant)
     }
 

@@ -18,6 +18,8 @@ extension JobStore {
                 budget = EXCLUDED.budget, budget_window_s = EXCLUDED.budget_window_s,
                 tokens = least(limits.tokens, coalesce(EXCLUDED.burst, 0)),
                 budget_left = least(limits.budget_left, coalesce(EXCLUDED.budget, 0)),
+                paced_until = CASE WHEN EXCLUDED.rate IS NULL THEN NULL
+                                   ELSE least(limits.paced_until, now() + make_interval(secs => EXCLUDED.burst / EXCLUDED.rate)) END,
                 updated_at = now()
             """, [spec.name, spec.rate, spec.burst, spec.concurrency.map(Int32.init), spec.budget, spec.budgetWindow])
         try releaseWaiting(limit: spec.name, on: connection)
@@ -47,6 +49,7 @@ extension JobStore {
         let now = try databaseNow(on: connection)
         return try connection.query("""
             SELECT l.*, extract(epoch FROM l.refilled_at)::float8 AS refilled, extract(epoch FROM l.blocked_until)::float8 AS blocked,
+                   extract(epoch FROM l.paced_until)::float8 AS paced,
                    o.running, o.waiting
             FROM limits l JOIN ops.limits o ON o.name = l.name ORDER BY l.name
             """).map { row in
@@ -68,7 +71,8 @@ extension JobStore {
                              budgetWindow: row.double("budget_window_s"))
         return LimitGate(spec: spec, tokens: row.double("tokens") ?? 0, budgetLeft: row.double("budget_left") ?? 0,
                          refilledAt: Date(timeIntervalSince1970: row.double("refilled") ?? 0),
-                         blockedUntil: row.double("blocked").map(Date.init(timeIntervalSince1970:)), running: running)
+                         blockedUntil: row.double("blocked").map(Date.init(timeIntervalSince1970:)),
+                         pacedUntil: row.double("paced").map(Date.init(timeIntervalSince1970:)), running: running)
     }
 
     // MARK: admission (the claim's controlled path)
@@ -107,7 +111,8 @@ extension JobStore {
         var gates: [String: LimitGate] = [:]
         if !keys.isEmpty {
             let rows = try connection.query("""
-                SELECT *, extract(epoch FROM refilled_at)::float8 AS refilled, extract(epoch FROM blocked_until)::float8 AS blocked
+                SELECT *, extract(epoch FROM refilled_at)::float8 AS refilled, extract(epoch FROM blocked_until)::float8 AS blocked,
+                       extract(epoch FROM paced_until)::float8 AS paced
                 FROM limits WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE
                 """, [keys])
             var running: [String: Int] = [:]
@@ -147,11 +152,13 @@ extension JobStore {
         if !gates.isEmpty {
             let changed = gates.values.sorted { $0.spec.name < $1.spec.name }
             try connection.query("""
-                UPDATE limits l SET tokens = u.tokens, budget_left = u.budget_left, refilled_at = to_timestamp(u.refilled)
-                FROM unnest($1::text[], $2::float8[], $3::float8[], $4::float8[]) AS u(name, tokens, budget_left, refilled)
+                UPDATE limits l SET tokens = u.tokens, budget_left = u.budget_left, refilled_at = to_timestamp(u.refilled),
+                    paced_until = to_timestamp(u.paced)
+                FROM unnest($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[])
+                    AS u(name, tokens, budget_left, refilled, paced)
                 WHERE l.name = u.name
                 """, [changed.map(\.spec.name), changed.map(\.tokens), changed.map(\.budgetLeft),
-                      changed.map(\.refilledAt.timeIntervalSince1970)])
+                      changed.map(\.refilledAt.timeIntervalSince1970), changed.map { $0.pacedUntil?.timeIntervalSince1970 }])
         }
         if !waits.isEmpty {
             try connection.query("""
@@ -242,6 +249,10 @@ extension JobStore {
                 blocked_until = CASE WHEN u.block IS NULL THEN l.blocked_until
                                      ELSE greatest(coalesce(l.blocked_until, to_timestamp(u.block)), to_timestamp(u.block)) END,
                 tokens = CASE WHEN u.block IS NULL OR l.rate IS NULL THEN l.tokens ELSE least(l.tokens, 0) END,
+                -- The starts bucket is empty at the block's end, like the schedule (LimitGate.block).
+                paced_until = CASE WHEN u.block IS NULL OR l.rate IS NULL THEN l.paced_until
+                                   ELSE greatest(coalesce(l.paced_until, to_timestamp(u.block)),
+                                                 to_timestamp(u.block + l.burst / l.rate)) END,
                 refilled_at = CASE WHEN u.block IS NULL THEN l.refilled_at ELSE greatest(l.refilled_at, to_timestamp(u.block)) END
             FROM unnest($1::text[], $2::float8[], $3::float8[]) AS u(name, delta, block)
             WHERE l.name = u.name
