@@ -137,6 +137,11 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
+    /// Runs `body` with a ``JobClient`` on a small pool, logging as `label`.
+    func withJobClient<T>(_ label: String, _ body: (JobClient) async throws -> T) async throws -> T {
+        try await withPostgres(logger: makeLogger(label)) { try await body(JobClient(postgres: $0)) }
+    }
+
     /// A pool, once the database answers (waiting as ``serverWait(longRunning:)`` says, then one
     /// clear line). With `requireSchema`, a database that was never migrated is reported as such.
     func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, longRunning: Bool = false,

@@ -16,10 +16,7 @@ struct CancelCommand: AsyncParsableCommand {
     @Argument(help: "Production or job id (or production name).") var id: String
 
     func run() async throws {
-        let logger = cluster.makeLogger("reparto.cancel")
-        try await cluster.withPostgres(logger: logger) { postgres in
-            try await JobClient(postgres: postgres).cancel(parseID(id))
-        }
+        try await cluster.withJobClient("reparto.cancel") { try await $0.cancel(parseID(id)) }
         print("cancelled \(id)")
     }
 }
@@ -33,10 +30,7 @@ struct RetryCommand: AsyncParsableCommand {
     @Argument(help: "Production or job id (or production name).") var id: String
 
     func run() async throws {
-        let logger = cluster.makeLogger("reparto.retry")
-        let count = try await cluster.withPostgres(logger: logger) { postgres in
-            try await JobClient(postgres: postgres).retry(parseID(id))
-        }
+        let count = try await cluster.withJobClient("reparto.retry") { try await $0.retry(parseID(id)) }
         print("requeued \(count) job\(count == 1 ? "" : "s")")
     }
 }

@@ -22,9 +22,7 @@ struct LimitCommand: AsyncParsableCommand {
 
         func run() async throws {
             let spec = try LimitSpec.parse(name: name, rate: rate, burst: burst, concurrency: concurrency, budget: budget)
-            try await cluster.withPostgres(logger: cluster.makeLogger("reparto.limit")) { postgres in
-                try await JobClient(postgres: postgres).setLimit(spec)
-            }
+            try await cluster.withJobClient("reparto.limit") { try await $0.setLimit(spec) }
             print("limit \(spec.name): \(LimitText.terms(spec))")
         }
     }
@@ -36,9 +34,7 @@ struct LimitCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let limits = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.limit")) { postgres in
-                try await JobClient(postgres: postgres).limits()
-            }
+            let limits = try await cluster.withJobClient("reparto.limit") { try await $0.limits() }
             print(json ? LimitText.json(limits) : LimitText.table(limits), terminator: "")
         }
     }
@@ -50,9 +46,7 @@ struct LimitCommand: AsyncParsableCommand {
         @Argument(help: "The limit's name.") var name: String
 
         func run() async throws {
-            try await cluster.withPostgres(logger: cluster.makeLogger("reparto.limit")) { postgres in
-                try await JobClient(postgres: postgres).deleteLimit(name)
-            }
+            try await cluster.withJobClient("reparto.limit") { try await $0.deleteLimit(name) }
             print("deleted limit \(name)")
         }
     }

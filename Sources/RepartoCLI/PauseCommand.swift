@@ -40,9 +40,7 @@ struct PauseCommand: AsyncParsableCommand {
 
     func run() async throws {
         let target = try what.target(registry: Kinds.registry(configuration: try cluster.configuration))
-        let paused = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.pause")) { postgres in
-            try await JobClient(postgres: postgres).pause(target)
-        }
+        let paused = try await cluster.withJobClient("reparto.pause") { try await $0.pause(target) }
         print(paused ? "paused \(target)" : "\(target) was already paused")
     }
 }
@@ -57,9 +55,7 @@ struct ResumeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let target = try what.target(registry: Kinds.registry(configuration: try cluster.configuration))
-        let released = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.resume")) { postgres in
-            try await JobClient(postgres: postgres).resume(target)
-        }
+        let released = try await cluster.withJobClient("reparto.resume") { try await $0.resume(target) }
         print("resumed \(target) (\(released) parked job\(released == 1 ? "" : "s") released)")
     }
 }

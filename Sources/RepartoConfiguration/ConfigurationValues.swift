@@ -90,6 +90,12 @@ public struct ConfigurationValues: Sendable {
         }
     }
 
+    /// ``secret(_:)`` for components that report a problem instead of failing (a provider that is
+    /// then "not configured" and says why): the secret, or the reason it cannot be read.
+    public func secretOrProblem(_ name: String) -> (secret: Secret?, problem: ConfigurationError?) {
+        do { return (try secret(name), nil) } catch { return (nil, error) }
+    }
+
     /// The contents of a secret file without one trailing newline.
     static func readSecret(_ path: String, fileVariable: String) throws(ConfigurationError) -> Secret {
         let data: Data

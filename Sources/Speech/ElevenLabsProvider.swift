@@ -39,17 +39,11 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
 
         /// Reads the variables listed above, the key by the secret rule of ``ConfigurationValues``.
         public init(environment: [String: String]) {
-            var apiKey: Secret?
-            var problem: ConfigurationError?
-            do {
-                apiKey = try ConfigurationValues(environment: environment).secret(Self.apiKeyVariable)
-            } catch {
-                problem = error
-            }
-            self.init(baseURL: environment["ELEVENLABS_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.elevenlabs.io",
-                      apiKey: apiKey,
-                      model: environment["ELEVENLABS_MODEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "eleven_multilingual_v2",
-                      timeout: environment["ELEVENLABS_TIMEOUT"].flatMap(Double.init) ?? 60)
+            let values = ConfigurationValues(environment: environment)
+            let (apiKey, problem) = values.secretOrProblem(Self.apiKeyVariable)
+            self.init(baseURL: values["ELEVENLABS_BASE_URL"] ?? "https://api.elevenlabs.io", apiKey: apiKey,
+                      model: values["ELEVENLABS_MODEL"] ?? "eleven_multilingual_v2",
+                      timeout: values["ELEVENLABS_TIMEOUT"].flatMap(Double.init) ?? 60)
             apiKeyProblem = problem
         }
     }

@@ -43,20 +43,14 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
 
         /// Reads the variables listed above, the key by the secret rule of ``ConfigurationValues``.
         public init(environment: [String: String]) {
-            var apiKey: Secret?
-            var problem: ConfigurationError?
-            do {
-                apiKey = try ConfigurationValues(environment: environment).secret(Self.apiKeyVariable)
-            } catch {
-                problem = error
-            }
-            let voices = environment["OPENAI_TTS_VOICES"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            let values = ConfigurationValues(environment: environment)
+            let (apiKey, problem) = values.secretOrProblem(Self.apiKeyVariable)
+            let voices = values["OPENAI_TTS_VOICES"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
                 .flatMap { $0.isEmpty ? nil : $0 }
-            self.init(baseURL: environment["OPENAI_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.openai.com",
-                      apiKey: apiKey,
-                      model: environment["OPENAI_TTS_MODEL"].flatMap { $0.isEmpty ? nil : $0 } ?? "gpt-4o-mini-tts",
+            self.init(baseURL: values["OPENAI_BASE_URL"] ?? "https://api.openai.com", apiKey: apiKey,
+                      model: values["OPENAI_TTS_MODEL"] ?? "gpt-4o-mini-tts",
                       voices: voices ?? Configuration.standardVoices,
-                      timeout: environment["OPENAI_TIMEOUT"].flatMap(Double.init) ?? 60)
+                      timeout: values["OPENAI_TIMEOUT"].flatMap(Double.init) ?? 60)
             apiKeyProblem = problem
         }
     }
