@@ -30,9 +30,10 @@ final class ProbeLog: Sendable {
     var maxRunning: Int { state.withLock { $0.maxRunning } }
     func starts(_ id: UUID) -> [Date] { state.withLock { $0.starts[id] ?? [] } }
 
-    func registry() -> JobRegistry {
+    /// `defaultLimit`: the kind's own limit key (`register(…, limit:)`), for jobs that name none.
+    func registry(defaultLimit: String? = nil) -> JobRegistry {
         let registry = JobRegistry()
-        registry.register(ProbeJob.self, timeout: 60) { parameters, context in
+        registry.register(ProbeJob.self, timeout: 60, limit: defaultLimit) { parameters, context in
             let first = self.state.withLock { state -> Bool in
                 state.running += 1
                 state.maxRunning = max(state.maxRunning, state.running)
@@ -123,6 +124,22 @@ struct LimitsTests {
             try await cluster.client.job(waiter).state == .succeeded
         }
         #expect(try await cluster.client.job(holder).state == .running, "no rescue ran: the slot came back with the heartbeat")
+        for worker in workers { try await worker.stop() }
+        await cluster.shutdown()
+    }
+
+    /// A kind's default limit (`register(…, limit:)`) holds for jobs that name no limit, while
+    /// a job naming another limit runs under that one instead.
+    @Test func aKindsDefaultLimitAppliesToJobsThatNameNone() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.client.setLimit(LimitSpec(name: "test:kind", concurrency: 1))
+        let log = ProbeLog()
+        let workers = (0..<2).map { _ in cluster.startWorker(registry: log.registry(defaultLimit: "test:kind"), concurrency: 4, prefetch: 16) }
+        _ = try await enqueueProbes(8, ProbeJob(hold: 0.1), limit: nil, in: cluster)
+        try await cluster.wait(timeout: 90, for: "every job to succeed") { try await succeeded(cluster) == 8 }
+        #expect(log.maxRunning == 1, "one at a time across two workers of concurrency 4")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM jobs WHERE limit_key = 'test:kind'") == 8,
+                "each job records the limit it ran under")
         for worker in workers { try await worker.stop() }
         await cluster.shutdown()
     }

@@ -13,16 +13,18 @@ extension JobStore {
     static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
                       on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
         let kinds = defaultLimits.keys.sorted()
+        // A job with no limit key (the usual case) skips the limits table; with one, a primary-key probe.
+        let limitKey = kinds.isEmpty ? "j.limit_key"
+            : "coalesce(j.limit_key, (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind))"
         var claimed = try connection.query("""
             UPDATE jobs j
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2
             WHERE j.id = ANY($1::uuid[]) AND \(claimableCondition)
               AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
                                                         OR (p.scope = 'queue' AND p.name = j.queue))
-              AND NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = coalesce(j.limit_key,
-                    (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind)))
+              AND (\(limitKey) IS NULL OR NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = \(limitKey)))
             RETURNING \(claimedColumns)
-            """, [ids, workerID, kinds, kinds.map { defaultLimits[$0] ?? "" }]).compactMap(claimedJob)
+            """, kinds.isEmpty ? [ids, workerID] : [ids, workerID, kinds, kinds.map { defaultLimits[$0] ?? "" }]).compactMap(claimedJob)
         guard claimed.count < ids.count else { return (claimed, 0) }
         // The rest: finished or running elsewhere (nothing to claim), paused, or limited.
         let taken = Set(claimed.map(\.id))
