@@ -12,8 +12,8 @@ public struct CoordinatorSettings: Sendable {
     public init(tick: Double = 1) { self.tick = tick }
 }
 
-/// The coordinator: fan-in between stages, production completion, and rescue of jobs whose
-/// worker stopped heartbeating; it also runs an outbox relay.
+/// The coordinator: fan-in between stages, production completion, rescue of jobs whose worker
+/// stopped heartbeating, and firing schedules (``ScheduleTicker``); it also runs an outbox relay.
 ///
 /// Any number may run: the one holding the PostgreSQL advisory lock leads, the others wait to
 /// take over. Each stage transition also locks the production row and checks its stage, so a
@@ -60,6 +60,7 @@ public final class Coordinator: Service, Sendable {
         // Workers go stale only after missed heartbeats (seconds), so rescue runs once a tick,
         // not on every progress notification (one per committed batch of jobs).
         var nextRescue = ContinuousClock.now
+        var schedules = ScheduleTicker(tick: settings.tick)
         while !owner.isStopping {
             do {
                 if connection == nil {
@@ -81,8 +82,10 @@ public final class Coordinator: Service, Sendable {
                         if rescued > 0 { logger.warning("rescued jobs of stale workers", metadata: ["count": "\(rescued)"]) }
                     }
                     try advanceStages(on: db)
+                    try schedules.fireDue(on: db, logger: logger)
                 }
-                _ = try db.waitForNotifications(timeout: settings.tick)
+                // The leader wakes for the soonest schedule tick, at most a tick from now.
+                _ = try db.waitForNotifications(timeout: leading ? schedules.waitTimeout() : settings.tick)
                 backoff.reset()
             } catch {
                 logger.warning("coordinator lost its database connection, reconnecting", metadata: ["error": "\(error)"])
