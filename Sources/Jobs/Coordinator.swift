@@ -9,7 +9,17 @@ import Threading
 public struct CoordinatorSettings: Sendable {
     /// Seconds between scans when no notification arrives.
     public var tick: Double
-    public init(tick: Double = 1) { self.tick = tick }
+    /// What the leader prunes, and how often (seconds between passes; each pass removes at most
+    /// ``pruneBatches`` batches of 500 rows per class, the rest waits for the next pass).
+    public var retention: RetentionPolicy
+    public var pruneInterval: Double
+    public var pruneBatches: Int
+    public init(tick: Double = 1, retention: RetentionPolicy = .standard, pruneInterval: Double = 60, pruneBatches: Int = 10) {
+        self.tick = tick
+        self.retention = retention
+        self.pruneInterval = pruneInterval
+        self.pruneBatches = pruneBatches
+    }
 }
 
 /// The coordinator: fan-in between stages, production completion, rescue of jobs whose worker
@@ -61,6 +71,7 @@ public final class Coordinator: Service, Sendable {
         // not on every progress notification (one per committed batch of jobs).
         var nextRescue = ContinuousClock.now
         var schedules = ScheduleTicker(tick: settings.tick)
+        var nextPrune = ContinuousClock.now
         while !owner.isStopping {
             do {
                 if connection == nil {
@@ -83,6 +94,10 @@ public final class Coordinator: Service, Sendable {
                     }
                     try advanceStages(on: db)
                     try schedules.fireDue(on: db, logger: logger)
+                    if ContinuousClock.now >= nextPrune {
+                        nextPrune = ContinuousClock.now + .seconds(settings.pruneInterval)
+                        try prune(on: db)
+                    }
                 }
                 // The leader wakes for the soonest schedule tick, at most a tick from now.
                 _ = try db.waitForNotifications(timeout: leading ? schedules.waitTimeout() : settings.tick)
@@ -97,6 +112,23 @@ public final class Coordinator: Service, Sendable {
             }
         }
         connection?.close() // releases the advisory lock
+    }
+
+    /// A few batches of retention per pass: a large backlog (a first run, a lowered retention)
+    /// drains over several passes instead of holding the leader.
+    @available(*, noasync)
+    private func prune(on db: PostgresConnection) throws {
+        var total = PruneReport()
+        for _ in 0..<settings.pruneBatches {
+            let step = try JobStore.pruneBatch(settings.retention, batch: 500, dryRun: false, on: db)
+            PruneReport.record(step)
+            total = total + step
+            if step.jobs < 500 && step.productions < 500 && step.workers < 500 { break }
+        }
+        guard !total.isEmpty else { return }
+        logger.info("pruned finished work past its retention", metadata: [
+            "jobs": "\(total.jobs)", "productions": "\(total.productions)", "production_jobs": "\(total.productionJobs)",
+            "workers": "\(total.workers)"])
     }
 
     @available(*, noasync)

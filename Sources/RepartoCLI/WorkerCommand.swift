@@ -87,8 +87,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let amqp = try cluster.amqpConfiguration()
         let postgres = PostgresClient(configuration: try cluster.postgresConfiguration(), maxConnections: 1, logger: logger)
         let wait = try cluster.serverWait(longRunning: true)
+        let settings = CoordinatorSettings(retention: try RetentionPolicy(configuration: try cluster.configuration))
         let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
-                                      amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(), logger: logger)
+                                      amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(),
+                                      settings: settings, logger: logger)
         var services = metrics.services(port: metricsPort, health: coordinator.health, logger: logger)
         if metricsPort != nil {
             // The pool stays open for the sampler of queue lag and outbox backlog.
