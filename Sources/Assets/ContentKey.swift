@@ -62,14 +62,17 @@ extension AssetStore {
         produce: @Sendable () async throws -> Data
     ) async throws -> (record: AssetRecord, reused: Bool) {
         let relative = key.relativePath(fileExtension: fileExtension)
-        if let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
+        // Claimed (under the key's lock), existing content is safe from a sweep for its grace.
+        if try await Self.offPool({ try claimBlocking(relative) }),
+           let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
         let (directory, lockPath) = try await Self.offPool { () throws -> (String, String) in
             let (directory, _) = try prepareParent(relative)
             return (directory, directory + "/.\(key.digest).lock")
         }
         let fd = try await Self.offPool { try AtomicFile.lock(lockPath, relative: relative) }
         defer { AtomicFile.unlock(fd) }  // LOCK_UN and close do not block
-        if let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
+        let absolute = try absolutePath(relative)
+        if Self.touch(absolute), let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
         // A producer of this key that crashed mid-write (kill -9, power loss) left its temporary
         // file; holding the key's lock, no live writer owns one, so they can go.
         let digest = key.digest

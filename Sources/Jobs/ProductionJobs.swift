@@ -7,6 +7,18 @@ import Postgres
 /// Every function blocks on a connection the caller owns (a plan's ``ProductionPlan/advance(_:on:)``,
 /// a job effect, or `PostgresClient.withConnection`), so it sees the caller's transaction.
 public enum ProductionJobs {
+    /// Which of `ids` have a production row (a pruned or never-created one has none).
+    @available(*, noasync)
+    public static func existing(_ ids: [UUID], on connection: PostgresConnection) throws -> Set<UUID> {
+        try JobStore.existingProductions(ids, on: connection)
+    }
+
+    /// The productions still running, whose stages may yet read what earlier ones stored.
+    @available(*, noasync)
+    public static func running(on connection: PostgresConnection) throws -> [UUID] {
+        try JobStore.runningProductions(on: connection)
+    }
+
     /// A production's row.
     @available(*, noasync)
     public static func production(_ id: UUID, on connection: PostgresConnection) throws -> ProductionRecord? {

@@ -21,11 +21,7 @@ enum LimitText {
              usage.spec.budget == nil ? "-" : number(usage.gate.budgetLeft),
              usage.blocked ? (usage.gate.blockedUntil?.formatted(.iso8601) ?? "-") : "-"]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { row in
-            row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + "\n"
+        return TextTable.render(header: header, rows: rows)
     }
 
     static func json(_ limits: [LimitUsage]) -> String {

@@ -6,7 +6,7 @@ public struct RepartoCommand: AsyncParsableCommand {
         commandName: "reparto",
         abstract: "A job cluster that turns scripts and documents into data and media.",
         subcommands: [MigrateCommand.self, WorkerCommand.self, CoordinatorCommand.self, EnqueueCommand.self,
-                      StatusCommand.self, WatchCommand.self, CancelCommand.self, RetryCommand.self, ScheduleCommand.self, PruneCommand.self, BenchCommand.self,
+                      StatusCommand.self, WatchCommand.self, CancelCommand.self, RetryCommand.self, ScheduleCommand.self, PruneCommand.self, AssetsCommand.self, BenchCommand.self,
                       ParseCommand.self, VoicesCommand.self, SpeakCommand.self,
                       SubmitCommand.self, RunCommand.self, ResultsCommand.self,
                       DashboardCommand.self, EspeakHelperCommand.self,

@@ -22,12 +22,7 @@ enum ScheduleText {
              schedule.nextRunAt.map(time) ?? "-", schedule.lastRunAt.map(time) ?? "-",
              schedule.lastJobID?.uuidString.lowercased() ?? "-", "\(schedule.missedTicks)"]
         }
-        let widths = header.indices.map { index in ([header] + rows).map { $0[index].count }.max() ?? 0 }
-        func line(_ values: [String]) -> String {
-            values.indices.map { values[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+        return TextTable.render(header: header, rows: rows)
     }
 
     static func json(_ schedules: [ScheduleRecord]) -> String {

@@ -39,13 +39,7 @@ enum StatusRendering {
     static func table(_ result: PostgresResult) -> String {
         let columns = result.columns
         if result.isEmpty { return "(none)\n" }
-        let cells = result.map { row in columns.indices.map { row[$0] ?? "-" } }
-        let widths = columns.indices.map { index in max(columns[index].count, cells.map { $0[index].count }.max() ?? 0) }
-        func line(_ values: [String]) -> String {
-            values.indices.map { values[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
-        return ([line(columns)] + cells.map(line)).joined(separator: "\n") + "\n"
+        return TextTable.render(header: columns, rows: result.map { row in columns.indices.map { row[$0] ?? "-" } })
     }
 
     static func json(_ views: [(OpsView, PostgresResult)]) -> String {

@@ -7,6 +7,7 @@ import Operations
 import Postgres
 import RepartoConfiguration
 import ServiceLifecycle
+import TableRead
 
 /// `reparto worker`: consumes and runs jobs until SIGTERM/SIGINT, then drains.
 struct WorkerCommand: AsyncParsableCommand {
@@ -88,6 +89,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let postgres = PostgresClient(configuration: try cluster.postgresConfiguration(), maxConnections: 1, logger: logger)
         let wait = try cluster.serverWait(longRunning: true)
         let settings = CoordinatorSettings(retention: try RetentionPolicy(configuration: try cluster.configuration))
+        let sweep: ScheduleCadence?
+        do { sweep = try AssetSweepJob.cadence(every: try cluster.configuration[AssetSweepJob.everyVariable]) } catch let error as ScheduleError {
+            throw CLIError("bad \(AssetSweepJob.everyVariable): \(error.description)")
+        }
         let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
                                       amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(),
                                       settings: settings, logger: logger)
@@ -99,6 +104,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         services.append(.init(service: StartupGate(coordinator) {
             try await wait.broker(amqp, logger: logger)
             guard try await wait.database(postgres, logger: logger) else { throw CLIError.noSchema(postgres) }
+            try await AssetSweepJob.keepScheduled(sweep, client: JobClient(postgres: postgres))
         }))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

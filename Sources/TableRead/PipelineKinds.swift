@@ -6,7 +6,7 @@ public enum PipelineKinds {
     /// The production plans of the pipeline (the coordinator drives them).
     public static var plans: [any ProductionPlan] { [TableReadPlan()] }
 
-    /// Registers parse, enrich, generate and assemble.
+    /// Registers parse, enrich, generate and assemble, and the asset volume's sweep.
     /// - Parameter providers: voice providers for casting and synthesis; nil: the standard ones,
     ///   configured from `environment.variables` (tests and embedders pass their own).
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment,
@@ -23,5 +23,6 @@ public enum PipelineKinds {
             GenerateJob.register(in: registry, environment: environment)
         }
         AssembleJob.register(in: registry, environment: environment)
+        AssetSweepJob.register(in: registry, environment: environment)
     }
 }

@@ -67,7 +67,7 @@ public struct TableReadClient: Sendable {
             let ext = file.pathExtension.isEmpty ? document.format.rawValue : file.pathExtension.lowercased()
             let path = "sources/\(digest).\(AssetPath.sanitize(ext))"
             let store = try AssetStore(root: root)
-            if !store.exists(path) { try store.writeBlocking(data, to: path, mimeType: "text/plain") }
+            if try !store.claimBlocking(path) { try store.writeBlocking(data, to: path, mimeType: "text/plain") }
             return (path, document.format)
         }
         let request = TableReadRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format.rawValue,

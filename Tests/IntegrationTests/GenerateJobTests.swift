@@ -84,7 +84,12 @@ struct GenerateJobTests {
         #expect(filesAfterFirst.count == 3)
 
         // The same lines again: nothing is synthesized, no file and no row is added.
-        let modified = try filesAfterFirst.map { try FileManager.default.attributesOfItem(atPath: root.path + "/" + $0)[.modificationDate] as? Date }
+        // A reuse claims the file (its modification time moves, see docs/assets.md) but never
+        // rewrites it: an atomic rewrite would give it a new inode.
+        func inodes() throws -> [UInt64?] {
+            try filesAfterFirst.map { try (FileManager.default.attributesOfItem(atPath: root.path + "/" + $0)[.systemFileNumber] as? NSNumber)?.uint64Value }
+        }
+        let inodesBefore = try inodes()
         let second = try await cluster.client.enqueue(GenerateJob(items: Self.lines))
         let again = try await cluster.client.awaitJob(second, timeout: 90)
         #expect(again.state == .succeeded, "\(again.lastError ?? "")")
@@ -93,8 +98,7 @@ struct GenerateJobTests {
         #expect(reused.items.map(\.path) == result.items.map(\.path))
         #expect(reused.items.map(\.durationSeconds) == result.items.map(\.durationSeconds))
         #expect(Self.files(under: root).filter { $0.hasSuffix(".wav") } == filesAfterFirst)
-        let modifiedAgain = try filesAfterFirst.map { try FileManager.default.attributesOfItem(atPath: root.path + "/" + $0)[.modificationDate] as? Date }
-        #expect(modified == modifiedAgain)
+        #expect(try inodes() == inodesBefore && !inodesBefore.contains(nil))
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content") == 3)
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content WHERE job_id = $1", [second]) == 0)
 

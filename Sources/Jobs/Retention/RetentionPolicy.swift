@@ -4,6 +4,7 @@ import RepartoConfiguration
 /// A retention setting that does not parse, in one line naming the variable or flag.
 public struct RetentionError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// How long finished work is kept before the coordinator prunes it (``JobStore`` retention):

@@ -3,6 +3,18 @@ import Postgres
 
 // Reads for production types (through ``ProductionJobs``) and for metrics (``BacklogSample``).
 extension JobStore {
+    /// Which of `ids` have a production row.
+    @available(*, noasync)
+    static func existingProductions(_ ids: [UUID], on connection: PostgresConnection) throws -> Set<UUID> {
+        Set(try connection.query("SELECT id FROM productions WHERE id = ANY($1::uuid[])", [ids]).compactMap { $0.uuid("id") })
+    }
+
+    /// The productions still running.
+    @available(*, noasync)
+    static func runningProductions(on connection: PostgresConnection) throws -> [UUID] {
+        try connection.query("SELECT id FROM productions WHERE state = 'running'").compactMap { $0.uuid("id") }
+    }
+
     @available(*, noasync)
     static func production(_ id: UUID, on connection: PostgresConnection) throws -> ProductionRecord? {
         guard let row = try connection.query("""

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Assets
+import Foundation
+import Jobs
+import RepartoKinds
+import TableRead
+import Threading
+
+/// `reparto assets usage|sweep`: the asset volume's size by area, and its sweep on demand.
+struct AssetsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "assets",
+        abstract: "Show the asset volume's usage, or sweep files nothing references.",
+        subcommands: [Usage.self, Sweep.self])
+
+    struct Usage: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Files and bytes by area (productions, sources, cache/<kind>), and how much of each nothing references.")
+
+        @OptionGroup var cluster: ClusterOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let usage = try await cluster.withAssetSweeper("reparto.assets", policy: .standard) { try await $0.usage() }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(usage), as: UTF8.self))
+                return
+            }
+            let rows = usage.areas.map { [$0.name, "\($0.total.files)", AssetSweepPolicy.text(bytes: $0.total.bytes),
+                                          "\($0.unreferenced.files)", AssetSweepPolicy.text(bytes: $0.unreferenced.bytes)] }
+                + [["total", "\(usage.total.files)", AssetSweepPolicy.text(bytes: usage.total.bytes),
+                    "\(usage.unreferenced.files)", AssetSweepPolicy.text(bytes: usage.unreferenced.bytes)]]
+            print(TextTable.render(header: ["area", "files", "size", "unreferenced", "unreferenced_size"], rows: rows), terminator: "")
+        }
+    }
+
+    struct Sweep: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove files nothing references once idle for the grace, and cap the cache.",
+            discussion: """
+                The grace comes from REPARTO_ASSET_GRACE (default 1h, at least 1m), the cache cap from \
+                REPARTO_CACHE_MAX (e.g. 20GB; default none). Workers run the same sweep as the assets.sweep job, \
+                which the coordinator schedules every REPARTO_ASSET_SWEEP_EVERY (default 1h, never to stop).
+                """)
+
+        @OptionGroup var cluster: ClusterOptions
+        @Flag(help: "Count what would be removed; remove nothing.") var dryRun = false
+        @Option(help: "Keep unreferenced files younger than this (1h, 30m; at least 1m).") var grace: String?
+
+        func run() async throws {
+            var policy = try AssetSweepPolicy(configuration: try cluster.configuration)
+            if let grace { policy.grace = try AssetSweepPolicy.grace(grace, setting: "--grace") }
+            let report = try await cluster.withAssetSweeper("reparto.assets", policy: policy) { try await $0.sweep(dryRun: dryRun) }
+            let verb = dryRun ? "would remove" : "removed"
+            var line = "\(verb) \(report.removed.files) unreferenced file\(report.removed.files == 1 ? "" : "s") "
+                + "(\(AssetSweepPolicy.text(bytes: report.removed.bytes)))"
+            if policy.cacheMax != nil {
+                line += ", \(dryRun ? "would evict" : "evicted") \(report.evicted.files) from the cache "
+                    + "(\(AssetSweepPolicy.text(bytes: report.evicted.bytes)))"
+            }
+            line += "; kept \(report.keptYoung.files) younger than \(RetentionPolicy.text(policy.grace))"
+            print(line)
+        }
+    }
+}
+
+extension ClusterOptions {
+    /// Runs `body` with a sweeper over the configured asset volume and database.
+    func withAssetSweeper<T>(_ label: String, policy: AssetSweepPolicy, _ body: (AssetSweeper) async throws -> T) async throws -> T {
+        let root = Kinds.assetsRoot(try configuration)
+        let store = try await BlockingWork.run { try AssetStore(root: root) }
+        return try await withPostgres(logger: makeLogger(label)) { try await body(AssetSweeper(store: store, postgres: $0, policy: policy)) }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Postgres
+
+/// The SQL of the asset sweep: which rows name which files on the volume.
+enum AssetReferenceRows {
+    /// Every path a table read or a document names (a few per production).
+    @available(*, noasync)
+    static func namedByTableReadsAndDocuments(on connection: PostgresConnection) throws -> Set<String> {
+        Set(try connection.query("""
+            SELECT source_path AS path FROM documents WHERE source_path IS NOT NULL
+            UNION
+            SELECT unnest(ARRAY[source_path, audio_path, subtitles_path, chapters_path, report_path]) FROM table_reads
+            """).compactMap { $0.string("path") })
+    }
+
+    /// The file each of `keys` (`<kind>:<digest>`) is recorded at.
+    @available(*, noasync)
+    static func contentFiles(_ keys: [String], on connection: PostgresConnection) throws -> [String: String] {
+        try TableReadRows.recordedAudio(keys, on: connection)
+    }
+
+    /// The content keys running table reads use: not to be evicted under them.
+    @available(*, noasync)
+    static func keysInUse(by productions: [UUID], on connection: PostgresConnection) throws -> Set<String> {
+        Set(try connection.query("SELECT DISTINCT content_key FROM production_lines WHERE production_id = ANY($1::uuid[])",
+                                 [productions]).compactMap { $0.string("content_key") })
+    }
+
+    /// Forgets one cache entry (its file goes in the same transaction); false when the row is gone.
+    @available(*, noasync)
+    static func forget(key: String, path: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("DELETE FROM generated_content WHERE content_key = $1 AND file_path = $2 RETURNING id",
+                             [key, path]).count > 0
+    }
+}

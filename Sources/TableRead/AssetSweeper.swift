@@ -1,0 +1,163 @@
+import Assets
+import Foundation
+import Jobs
+import Postgres
+import Threading
+
+/// Finds the files on the asset volume that nothing references any more and removes them after a
+/// grace period; optionally caps the content cache by evicting least recently used entries.
+///
+/// What references a file: `productions/<id>/…` the production's row; `cache/<kind>/…` the
+/// `generated_content` row of its content key; `sources/…` a table read or document naming it.
+/// `requests/` and anything else is never touched. Removal re-checks, under the file's lock, that
+/// the file was not written or claimed within the grace, so content a running job has just
+/// produced or reused (see ``AssetStore/claimBlocking(_:)``) stays. See docs/assets.md, "Lifecycle".
+public struct AssetSweeper: Sendable {
+    public let store: AssetStore
+    public let postgres: PostgresClient
+    public let policy: AssetSweepPolicy
+
+    public init(store: AssetStore, postgres: PostgresClient, policy: AssetSweepPolicy) {
+        self.store = store
+        self.postgres = postgres
+        self.policy = policy
+    }
+
+    /// The volume by area, with what is unreferenced.
+    public func usage() async throws -> AssetUsage {
+        var areas: [String: AssetUsage.Area] = [:]
+        for (file, referenced) in try await classified() {
+            let name = file.area.name
+            var area = areas[name] ?? AssetUsage.Area(name: name, total: FileTally(), unreferenced: FileTally())
+            area.total.add(file.size)
+            if !referenced { area.unreferenced.add(file.size) }
+            areas[name] = area
+        }
+        return AssetUsage(areas: areas.values.sorted { $0.name < $1.name })
+    }
+
+    /// One sweep: unreferenced files past the grace go, then the cache is brought under its cap.
+    /// A dry run counts and changes nothing.
+    public func sweep(dryRun: Bool = false, now: Date = Date()) async throws -> AssetSweepReport {
+        try await sweep(dryRun: dryRun, now: now, afterListing: nil)
+    }
+
+    /// `afterListing` runs between the listing and the removals (tests race a claim there).
+    func sweep(dryRun: Bool, now: Date, afterListing: (@Sendable () async throws -> Void)?) async throws -> AssetSweepReport {
+        let files = try await classified()
+        try await afterListing?()
+        let idleBefore = now.addingTimeInterval(-policy.grace)
+        var report = AssetSweepReport()
+        var cached: [AssetFile] = []
+        for (file, referenced) in files {
+            report.scanned.add(file.size)
+            let isCache: Bool
+            if case .cache = file.area { isCache = true } else { isCache = false }
+            if referenced {
+                if isCache { cached.append(file); report.cacheBytes += file.size }
+                continue
+            }
+            guard file.modified < idleBefore else {
+                report.keptYoung.add(file.size)
+                if isCache { report.cacheBytes += file.size }
+                continue
+            }
+            let removed = dryRun ? true : try await store.removeIdle(file.path, idleBefore: idleBefore)
+            if removed { report.removed.add(file.size) } else if isCache { report.cacheBytes += file.size }
+        }
+        if let cap = policy.cacheMax, report.cacheBytes > cap {
+            try await evict(cached, down: cap, idleBefore: idleBefore, dryRun: dryRun, report: &report)
+        }
+        return report
+    }
+
+    /// Least recently used first (a claim sets the time), skipping what running table reads use
+    /// and what was used within the grace.
+    private func evict(_ cached: [AssetFile], down cap: Int64, idleBefore: Date, dryRun: Bool,
+                       report: inout AssetSweepReport) async throws {
+        let inUse = try await postgres.withConnection { connection in
+            try AssetReferenceRows.keysInUse(by: try ProductionJobs.running(on: connection), on: connection)
+        }
+        let store = self.store
+        for file in cached.sorted(by: { $0.modified < $1.modified }) {
+            guard report.cacheBytes > cap else { break }
+            guard file.modified < idleBefore else { break }  // the rest is younger still
+            guard let key = Self.contentKey(file), !inUse.contains(key) else { continue }
+            let evicted: Bool
+            if dryRun {
+                evicted = true
+            } else {
+                // The row goes only if the file does: a claim since the listing keeps both.
+                evicted = try await postgres.withConnection { connection in
+                    do {
+                        return try connection.transaction { connection in
+                            guard try AssetReferenceRows.forget(key: key, path: file.path, on: connection) else { return false }
+                            guard try store.removeIdleBlocking(file.path, idleBefore: idleBefore) else { throw KeptInUse() }
+                            return true
+                        }
+                    } catch is KeptInUse {
+                        return false
+                    }
+                }
+            }
+            if evicted {
+                report.evicted.add(file.size)
+                report.cacheBytes -= file.size
+            }
+        }
+    }
+
+    private struct KeptInUse: Error {}
+
+    /// Every file with whether something references it.
+    private func classified() async throws -> [(AssetFile, Bool)] {
+        let store = self.store
+        let files = try await BlockingWork.run { store.inventoryBlocking() }
+        var productionIDs: Set<UUID> = []
+        var keys: Set<String> = []
+        for file in files {
+            switch file.area {
+            case .production(let folder): if let id = UUID(uuidString: folder) { productionIDs.insert(id) }
+            case .cache: if let key = Self.contentKey(file) { keys.insert(key) }
+            default: break
+            }
+        }
+        let ids = Array(productionIDs), contentKeys = Array(keys)
+        let (existing, recorded, named) = try await postgres.withConnection { connection in
+            var existing: Set<UUID> = []
+            for chunk in ids.chunked(5000) { existing.formUnion(try ProductionJobs.existing(chunk, on: connection)) }
+            var recorded: [String: String] = [:]
+            for chunk in contentKeys.chunked(5000) {
+                recorded.merge(try AssetReferenceRows.contentFiles(chunk, on: connection)) { first, _ in first }
+            }
+            return (existing, recorded, try AssetReferenceRows.namedByTableReadsAndDocuments(on: connection))
+        }
+        return files.map { file in
+            switch file.area {
+            case .production(let folder):
+                // A folder not named by a production id was not made by Reparto: kept.
+                guard let id = UUID(uuidString: folder) else { return (file, true) }
+                return (file, existing.contains(id))
+            case .cache: return (file, Self.contentKey(file).map { recorded[$0] == file.path } ?? false)
+            case .source: return (file, named.contains(file.path))
+            case .temporary: return (file, false)
+            case .other: return (file, true)
+            }
+        }
+    }
+
+    /// `cache/<kind>/<ab>/<digest>.<ext>` → `<kind>:<digest>` (``ContentKey``'s description).
+    static func contentKey(_ file: AssetFile) -> String? {
+        let parts = file.path.split(separator: "/")
+        guard parts.count == 4, parts[0] == "cache" else { return nil }
+        let digest = (String(parts[3]) as NSString).deletingPathExtension
+        guard digest.count == 64, digest.hasPrefix(parts[2]) else { return nil }
+        return "\(parts[1]):\(digest)"
+    }
+}
+
+extension Array {
+    fileprivate func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
