@@ -104,8 +104,10 @@ let package = Package(
         ], swiftSettings: swiftSettings),
 
         // MARK: the CLI
+        // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "TableRead"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -4,6 +4,7 @@ import Foundation
 import Jobs
 import RepartoKinds
 import TableRead
+import TerminalText
 import Threading
 
 /// `reparto assets usage|sweep`: the asset volume's size by area, and its sweep on demand.

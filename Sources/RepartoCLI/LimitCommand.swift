@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Jobs
+import TerminalText
 
 /// `reparto limit set|list|delete`: cluster-wide rate, concurrency and budget limits.
 struct LimitCommand: AsyncParsableCommand {

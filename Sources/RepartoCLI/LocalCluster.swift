@@ -1,10 +1,10 @@
 import AMQP
 import Foundation
 import Jobs
-import RepartoKinds
 import Logging
 import Postgres
 import RepartoConfiguration
+import RepartoKinds
 import ServiceLifecycle
 import Speech
 

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import RepartoKinds
 import Postgres
+import RepartoKinds
 
 /// `reparto migrate`: applies the SQL migrations that are missing, in order.
 struct MigrateCommand: AsyncParsableCommand {

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import RepartoKinds
 import Logging
+import RepartoKinds
 import TableRead
+import TerminalText
 
 /// `reparto run FILE`: a whole table read in one process — migrations, a coordinator, workers
 /// and the submission — for a single machine. Prints progress, then where the results are.
@@ -50,7 +51,7 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError("interrupted: the production keeps what is finished and goes on when a coordinator and workers run (reparto watch ID)")
         }
         guard let outcome else { throw CLIError("interrupted before the table read finished") }
-        ResultsPrinter(assetsRoot: assets).printSummary(outcome)
+        print(TableReadReport(assetsRoot: assets).summary(outcome), terminator: "")
         if outcome.state != "completed" { throw ExitCode(1) }
     }
 

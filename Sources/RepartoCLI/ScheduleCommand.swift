@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import RepartoKinds
+import TerminalText
 
 /// `reparto schedule add|list|pause|resume|delete`: jobs enqueued on a cron expression or an
 /// interval by the coordinator leader.

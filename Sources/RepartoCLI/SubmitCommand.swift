@@ -3,6 +3,7 @@ import Foundation
 import Jobs
 import RepartoKinds
 import TableRead
+import TerminalText
 
 /// `reparto submit FILE`: creates a table-read production and prints its id.
 struct SubmitCommand: AsyncParsableCommand {
@@ -37,7 +38,7 @@ struct SubmitCommand: AsyncParsableCommand {
             return try await tableReads.results(id)
         }
         if let final {
-            ResultsPrinter(assetsRoot: assets).printSummary(final)
+            print(TableReadReport(assetsRoot: assets).summary(final), terminator: "")
             if final.state != "completed" { throw ExitCode(1) }
         }
     }

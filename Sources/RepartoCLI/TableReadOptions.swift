@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Jobs
 import RepartoConfiguration
-import TableRead
 import Speech
+import TableRead
 
 /// The options `submit` and `run` share: how the script is cast and read.
 struct TableReadOptions: ParsableArguments {

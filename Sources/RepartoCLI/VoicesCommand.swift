@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
-import TableRead
 import Postgres
 import Speech
+import TableRead
 
 /// `reparto voices [list] [--provider P] [--language L] [--json] [--no-cache] [--refresh]`: a
 /// provider's voices; `reparto voices providers [list|enable ID|disable ID]`: the providers'

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import TableRead
+import TerminalText
 
 /// `reparto watch ID`: live progress of a production until it finishes (LISTEN/NOTIFY driven):
 /// per-stage counts, rate, ETA and failures.

@@ -1,11 +1,11 @@
 import AMQP
 import ArgumentParser
 import Jobs
-import RepartoKinds
 import Logging
 import Operations
 import Postgres
 import RepartoConfiguration
+import RepartoKinds
 import ServiceLifecycle
 import TableRead
 

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Prints a production's progress per stage: on a terminal, one redrawn bar per stage; otherwise
 /// a line when a stage starts or finishes and at most one line a second in between.
-final class StageProgressView: Sendable {
+public final class StageProgressView: Sendable {
     private struct State {
         var drawnLines = 0
         var lastLine = ""
@@ -18,12 +18,12 @@ final class StageProgressView: Sendable {
     private let stageOrder: [String]
 
     /// `stageOrder` lists the plan's stages, so stages that have not started show as waiting.
-    init(stageOrder: [String] = [], interactive: Bool = isatty(STDOUT_FILENO) == 1) {
+    public init(stageOrder: [String] = [], interactive: Bool = isatty(STDOUT_FILENO) == 1) {
         self.stageOrder = stageOrder
         self.interactive = interactive
     }
 
-    func show(_ progress: ProductionProgress) {
+    public func show(_ progress: ProductionProgress) {
         let now = ContinuousClock.now
         state.withLock { state in
             var lines: [String] = []

@@ -2,19 +2,19 @@ import Foundation
 import Jobs
 
 /// Schedules as a table or JSON.
-enum ScheduleText {
-    static func time(_ date: Date) -> String {
+public enum ScheduleText {
+    public static func time(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current))
     }
 
-    static func cadenceFields(_ cadence: ScheduleCadence) -> (cron: String?, every: String?, timezone: String?) {
+    public static func cadenceFields(_ cadence: ScheduleCadence) -> (cron: String?, every: String?, timezone: String?) {
         switch cadence {
         case .cron(let expression, let zone): return (expression.source, nil, zone.identifier)
         case .every(let interval): return (nil, interval.description, nil)
         }
     }
 
-    static func table(_ schedules: [ScheduleRecord]) -> String {
+    public static func table(_ schedules: [ScheduleRecord]) -> String {
         if schedules.isEmpty { return "(no schedules)\n" }
         let header = ["name", "cadence", "kind", "state", "next_run_at", "last_run_at", "last_job_id", "missed_ticks"]
         let rows = schedules.map { schedule in
@@ -25,7 +25,7 @@ enum ScheduleText {
         return TextTable.render(header: header, rows: rows)
     }
 
-    static func json(_ schedules: [ScheduleRecord]) -> String {
+    public static func json(_ schedules: [ScheduleRecord]) -> String {
         let objects = schedules.map { schedule -> [String: Any] in
             let definition = schedule.definition
             let cadence = cadenceFields(definition.cadence)

@@ -2,9 +2,9 @@ import Foundation
 import Jobs
 
 /// How the CLI prints limits.
-enum LimitText {
+public enum LimitText {
     /// `20/s burst 5, concurrency 8, budget 90000/min`.
-    static func terms(_ spec: LimitSpec) -> String {
+    public static func terms(_ spec: LimitSpec) -> String {
         var parts: [String] = []
         if let rate = spec.rate { parts.append("\(number(rate))/s burst \(number(spec.burst ?? 1))") }
         if let concurrency = spec.concurrency { parts.append("concurrency \(concurrency)") }
@@ -12,7 +12,7 @@ enum LimitText {
         return parts.joined(separator: ", ")
     }
 
-    static func table(_ limits: [LimitUsage]) -> String {
+    public static func table(_ limits: [LimitUsage]) -> String {
         if limits.isEmpty { return "(no limits)\n" }
         let header = ["name", "terms", "running", "waiting", "tokens", "budget left", "blocked until"]
         let rows = limits.map { usage -> [String] in
@@ -24,7 +24,7 @@ enum LimitText {
         return TextTable.render(header: header, rows: rows)
     }
 
-    static func json(_ limits: [LimitUsage]) -> String {
+    public static func json(_ limits: [LimitUsage]) -> String {
         let objects: [[String: Any]] = limits.map { usage in
             var object: [String: Any] = ["name": usage.spec.name, "running": usage.running, "waiting": usage.waiting,
                                          "blocked": usage.blocked]
@@ -43,7 +43,7 @@ enum LimitText {
     }
 
     /// 20, 0.5, 1666.67: no trailing zeros.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }
         return String(format: "%.2f", value)
     }
