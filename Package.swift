@@ -92,7 +92,9 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration",
+            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
 
         // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
@@ -105,7 +107,7 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "TableRead"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Speech", "TableRead"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
             "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

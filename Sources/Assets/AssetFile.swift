@@ -8,12 +8,6 @@ public struct AssetFile: Sendable, Hashable {
     /// Last written or claimed (``AssetStore/claimBlocking(_:)`` sets it to now).
     public let modified: Date
 
-    public init(path: String, size: Int64, modified: Date) {
-        self.path = path
-        self.size = size
-        self.modified = modified
-    }
-
     /// Where the file lives, which decides what may reference it.
     public var area: AssetArea { AssetArea(path: path) }
 }

@@ -13,13 +13,6 @@ public struct AssetRecord: Codable, Sendable, Hashable {
     /// When the file was written.
     public var createdAt: Date
 
-    public init(path: String, size: Int64, sha256: String, mimeType: String, createdAt: Date) {
-        self.path = path
-        self.size = size
-        self.sha256 = sha256
-        self.mimeType = mimeType
-        self.createdAt = createdAt
-    }
 }
 
 /// The `metadata.json` sidecar of one production or request folder.

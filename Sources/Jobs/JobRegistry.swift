@@ -1,6 +1,11 @@
 import Foundation
 import Synchronization
 
+/// A job request that names no registered kind or carries no JSON object, in one line.
+public struct JobRequestError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
 /// One registered job kind: its name, queue, limits and type-erased handler.
 public struct JobKindDefinition: Sendable {
     public let kind: String
@@ -85,6 +90,22 @@ public final class JobRegistry: Sendable {
     }
 
     public func definition(for kind: String) -> JobKindDefinition? { kinds.withLock { $0[kind] } }
+
+    /// The definition of `kind`, with `parameters` (JSON text, e.g. from a command line) checked
+    /// against its parameter type; returns the definition and the parameters' bytes.
+    /// - Throws: ``JobRequestError`` for an unknown kind or text that is not a JSON object;
+    ///   ``JobError/invalidParameters(kind:reason:)`` when it does not decode.
+    public func checked(kind: String, parameters: String) throws -> (definition: JobKindDefinition, parameters: Data) {
+        guard let definition = definition(for: kind) else {
+            throw JobRequestError(description: "unknown job kind '\(kind)'; known kinds: \(definitions.map(\.kind).joined(separator: ", "))")
+        }
+        let json = Data(parameters.utf8)
+        guard (try? JSONSerialization.jsonObject(with: json)) is [String: Any] else {
+            throw JobRequestError(description: "--params is not a JSON object: \(parameters.prefix(80))")
+        }
+        try definition.validate(parameters: json)
+        return (definition, json)
+    }
 
     /// Every registered kind, sorted by name.
     public var definitions: [JobKindDefinition] { kinds.withLock { Array($0.values) }.sorted { $0.kind < $1.kind } }

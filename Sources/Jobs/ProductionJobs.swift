@@ -91,13 +91,6 @@ public struct StageCount: Sendable, Equatable {
     /// Jobs not finished yet (queued, running, or failed awaiting a retry).
     public var pending: Int { total - succeeded - dead - cancelled }
 
-    public init(stage: String?, total: Int, succeeded: Int, dead: Int, cancelled: Int) {
-        self.stage = stage
-        self.total = total
-        self.succeeded = succeeded
-        self.dead = dead
-        self.cancelled = cancelled
-    }
 }
 
 /// A job of a production that did not succeed.
@@ -108,13 +101,6 @@ public struct JobFailure: Sendable, Equatable {
     public var state: JobState
     public var lastError: String?
 
-    public init(id: UUID, kind: String, stage: String?, state: JobState, lastError: String?) {
-        self.id = id
-        self.kind = kind
-        self.stage = stage
-        self.state = state
-        self.lastError = lastError
-    }
 }
 
 /// A finished job with its parameters, as ``ProductionJobs/unsuccessfulJobs(production:kind:on:)`` reads it.
@@ -125,10 +111,4 @@ public struct FinishedJob: Sendable, Equatable {
     /// The job's parameters (JSON), for the kind that owns them to decode.
     public var parameters: Data
 
-    public init(id: UUID, state: JobState, lastError: String?, parameters: Data) {
-        self.id = id
-        self.state = state
-        self.lastError = lastError
-        self.parameters = parameters
-    }
 }

@@ -7,6 +7,15 @@ public enum LogFormat: String, Sendable, CaseIterable {
     /// `{"timestamp":…,"level":…,"label":…,"message":…,"metadata":{…}}`, see ``JSONLogHandler``.
     case json
 
+    /// The format a configuration value names (nil: text).
+    /// - Throws: ``LogFormatError`` for another name.
+    public init(setting name: String?) throws(LogFormatError) {
+        guard let format = LogFormat(rawValue: name ?? LogFormat.text.rawValue) else {
+            throw LogFormatError(description: "unknown log format '\(name ?? "")' (use text or json)")
+        }
+        self = format
+    }
+
     /// A handler in this format on standard error.
     public func makeHandler(label: String, level: Logger.Level) -> any LogHandler {
         switch self {
@@ -20,4 +29,9 @@ public enum LogFormat: String, Sendable, CaseIterable {
             return handler
         }
     }
+}
+
+/// A log format name that is neither `text` nor `json`, in one line.
+public struct LogFormatError: Error, Sendable, CustomStringConvertible {
+    public let description: String
 }

@@ -23,17 +23,7 @@ struct AssetsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let usage = try await cluster.withAssetSweeper("reparto.assets", policy: .standard) { try await $0.usage() }
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(usage), as: UTF8.self))
-                return
-            }
-            let rows = usage.areas.map { [$0.name, "\($0.total.files)", AssetSweepPolicy.text(bytes: $0.total.bytes),
-                                          "\($0.unreferenced.files)", AssetSweepPolicy.text(bytes: $0.unreferenced.bytes)] }
-                + [["total", "\(usage.total.files)", AssetSweepPolicy.text(bytes: usage.total.bytes),
-                    "\(usage.unreferenced.files)", AssetSweepPolicy.text(bytes: usage.unreferenced.bytes)]]
-            print(TextTable.render(header: ["area", "files", "size", "unreferenced", "unreferenced_size"], rows: rows), terminator: "")
+            print(json ? try JSONText.pretty(usage) : HousekeepingText.usage(usage), terminator: json ? "\n" : "")
         }
     }
 
@@ -54,15 +44,7 @@ struct AssetsCommand: AsyncParsableCommand {
             var policy = try AssetSweepPolicy(configuration: try cluster.configuration)
             if let grace { policy.grace = try AssetSweepPolicy.grace(grace, setting: "--grace") }
             let report = try await cluster.withAssetSweeper("reparto.assets", policy: policy) { try await $0.sweep(dryRun: dryRun) }
-            let verb = dryRun ? "would remove" : "removed"
-            var line = "\(verb) \(report.removed.files) unreferenced file\(report.removed.files == 1 ? "" : "s") "
-                + "(\(AssetSweepPolicy.text(bytes: report.removed.bytes)))"
-            if policy.cacheMax != nil {
-                line += ", \(dryRun ? "would evict" : "evicted") \(report.evicted.files) from the cache "
-                    + "(\(AssetSweepPolicy.text(bytes: report.evicted.bytes)))"
-            }
-            line += "; kept \(report.keptYoung.files) younger than \(RetentionPolicy.text(policy.grace))"
-            print(line)
+            print(HousekeepingText.sweep(report, policy: policy, dryRun: dryRun))
         }
     }
 }

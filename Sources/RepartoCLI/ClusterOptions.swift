@@ -43,13 +43,7 @@ struct ClusterOptions: ParsableArguments {
 
     /// The log format from `--log-format`, `REPARTO_LOG_FORMAT`, or text.
     var resolvedLogFormat: LogFormat {
-        get throws {
-            let name = try configuration[OperationsEndpoints.logFormatVariable] ?? LogFormat.text.rawValue
-            guard let format = LogFormat(rawValue: name) else {
-                throw CLIError("unknown log format '\(name)' (use text or json)")
-            }
-            return format
-        }
+        get throws { try LogFormat(setting: configuration[OperationsEndpoints.logFormatVariable]) }
     }
 
     func validate() throws {

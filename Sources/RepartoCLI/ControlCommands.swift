@@ -2,11 +2,6 @@ import ArgumentParser
 import Foundation
 import Jobs
 
-/// Parses a job or production id (a UUID, or a production name given to `enqueue --production`).
-private func parseID(_ text: String) -> UUID {
-    ProductionName.resolve(text)
-}
-
 /// `reparto cancel ID`: cancels a production or a job.
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +11,7 @@ struct CancelCommand: AsyncParsableCommand {
     @Argument(help: "Production or job id (or production name).") var id: String
 
     func run() async throws {
-        try await cluster.withJobClient("reparto.cancel") { try await $0.cancel(parseID(id)) }
+        try await cluster.withJobClient("reparto.cancel") { try await $0.cancel(ProductionName.resolve(id)) }
         print("cancelled \(id)")
     }
 }
@@ -30,7 +25,7 @@ struct RetryCommand: AsyncParsableCommand {
     @Argument(help: "Production or job id (or production name).") var id: String
 
     func run() async throws {
-        let count = try await cluster.withJobClient("reparto.retry") { try await $0.retry(parseID(id)) }
+        let count = try await cluster.withJobClient("reparto.retry") { try await $0.retry(ProductionName.resolve(id)) }
         print("requeued \(count) job\(count == 1 ? "" : "s")")
     }
 }

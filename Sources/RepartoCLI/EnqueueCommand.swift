@@ -57,15 +57,9 @@ struct EnqueueCommand: AsyncParsableCommand {
             for definition in registry.definitions { print("\(definition.kind)\tqueue=\(definition.queue)\ttimeout=\(definition.timeout)s") }
             return
         }
-        guard let kind, let definition = registry.definition(for: kind) else {
-            throw CLIError("unknown job kind '\(kind ?? "")'; known kinds: \(registry.definitions.map(\.kind).joined(separator: ", "))")
-        }
+        guard let kind else { return }
         if let cost, !(cost >= 0 && cost.isFinite) { throw CLIError("--cost must be a number ≥ 0, not \(cost)") }
-        let json = Data(params.utf8)
-        guard (try? JSONSerialization.jsonObject(with: json)) is [String: Any] else {
-            throw CLIError("--params is not a JSON object: \(params.prefix(80))")
-        }
-        try definition.validate(parameters: json)
+        let (definition, json) = try registry.checked(kind: kind, parameters: params)
         let logger = cluster.makeLogger("reparto.enqueue")
         let (productionID, ids) = try await cluster.withPostgres(logger: logger) { postgres in
             let client = JobClient(postgres: postgres)

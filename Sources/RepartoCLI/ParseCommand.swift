@@ -1,3 +1,4 @@
+import TerminalText
 import ArgumentParser
 import Foundation
 import Screenplay
@@ -58,42 +59,5 @@ public struct ParseCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("warning: \(file): \(warning)\n".utf8))
             }
         }
-    }
-}
-
-/// Reads a file or standard input, never more than `maxBytes + 1` bytes.
-enum InputFile {
-    static func read(_ path: String, maxBytes: Int) throws -> [UInt8] {
-        let handle: FileHandle
-        if path == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CLIError("\(path): no such file")
-            }
-            if isDirectory.boolValue { throw CLIError("\(path): is a directory") }
-            guard let h = FileHandle(forReadingAtPath: path) else {
-                throw CLIError("\(path): cannot open for reading")
-            }
-            handle = h
-        }
-        defer { if path != "-" { try? handle.close() } }
-        var bytes: [UInt8] = []
-        let limit = max(0, maxBytes) + 1
-        while bytes.count < limit {
-            let chunk: Data?
-            do {
-                chunk = try handle.read(upToCount: min(1 << 20, limit - bytes.count))
-            } catch {
-                throw CLIError("\(path): read failed: \(error.localizedDescription)")
-            }
-            guard let chunk, !chunk.isEmpty else { break }
-            bytes.append(contentsOf: chunk)
-        }
-        if bytes.count > maxBytes {
-            throw CLIError("\(path): input too large: more than the limit of \(maxBytes) bytes")
-        }
-        return bytes
     }
 }

@@ -15,18 +15,7 @@ struct PauseTargetOptions: ParsableArguments {
 
     /// The target: as flagged, else whichever of this build's queues and kinds has the name.
     func target(registry: JobRegistry) throws -> PauseTarget {
-        if queue { return PauseTarget(.queue, name) }
-        if kind { return PauseTarget(.kind, name) }
-        let isKind = registry.definition(for: name) != nil
-        let isQueue = registry.queues.contains(name)
-        switch (isQueue, isKind) {
-        case (true, false): return PauseTarget(.queue, name)
-        case (false, true): return PauseTarget(.kind, name)
-        case (true, true): throw CLIError("'\(name)' is both a queue and a job kind: add --queue or --kind")
-        case (false, false):
-            throw CLIError("no queue or job kind '\(name)' in this build (queues: \(registry.queues.joined(separator: ", "))); "
-                           + "add --queue or --kind to name one anyway")
-        }
+        try PauseTarget(resolving: name, scope: queue ? .queue : kind ? .kind : nil, in: registry)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Jobs
+import TerminalText
 
 /// `reparto prune [--dry-run] [--older-than 7d]`: retention on demand.
 struct PruneCommand: AsyncParsableCommand {
@@ -20,10 +21,6 @@ struct PruneCommand: AsyncParsableCommand {
         let policy = try olderThan.map { try RetentionPolicy(all: RetentionPolicy.seconds($0, setting: "--older-than")) }
             ?? RetentionPolicy(configuration: try cluster.configuration)
         let report = try await cluster.withJobClient("reparto.prune") { try await $0.prune(policy, dryRun: dryRun) }
-        print("\(dryRun ? "would remove" : "removed") \(report.jobs) job\(report.jobs == 1 ? "" : "s"), "
-              + "\(report.productions) production\(report.productions == 1 ? "" : "s") (with \(report.productionJobs) job\(report.productionJobs == 1 ? "" : "s")), "
-              + "\(report.workers) worker row\(report.workers == 1 ? "" : "s") "
-              + "(kept: finished \(RetentionPolicy.text(policy.finished)), dead \(RetentionPolicy.text(policy.dead)), "
-              + "workers \(RetentionPolicy.text(policy.workers)))")
+        print(HousekeepingText.prune(report, policy: policy, dryRun: dryRun))
     }
 }

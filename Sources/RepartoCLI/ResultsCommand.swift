@@ -27,10 +27,7 @@ struct ResultsCommand: AsyncParsableCommand {
         }
         guard let results else { throw CLIError("no table read with id \(id)") }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+            print(try JSONText.pretty(results))
         } else {
             print(TableReadReport(assetsRoot: assets).full(results), terminator: "")
         }

@@ -63,9 +63,7 @@ struct RunCommand: AsyncParsableCommand {
             let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
             print("production \(id.uuidString.lowercased()): \(URL(fileURLWithPath: file).lastPathComponent), \(workers) worker(s)")
             let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
-            _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger,
-                                                                        onProgress: { view.show($0) })
-            return try await tableReads.results(id)
+            return try await tableReads.awaitResults(id, timeout: timeout, logger: logger) { view.show($0) }
         } ?? nil
     }
 }

@@ -63,23 +63,8 @@ struct ScheduleAddCommand: AsyncParsableCommand {
     var timeout: Double?
 
     func run() async throws {
-        let cadence: ScheduleCadence
-        switch (cron, every) {
-        case (let cron?, nil): cadence = try ScheduleCadence.cron(cron, timeZone: timezone ?? "UTC")
-        case (nil, let every?):
-            if timezone != nil { throw CLIError("--timezone applies to --cron, not to --every") }
-            cadence = try ScheduleCadence.every(every)
-        default: throw CLIError("give either --cron or --every")
-        }
-        let registry = Kinds.registry(configuration: try cluster.configuration)
-        guard let definition = registry.definition(for: kind) else {
-            throw CLIError("unknown job kind '\(kind)'; known kinds: \(registry.definitions.map(\.kind).joined(separator: ", "))")
-        }
-        let json = Data(params.utf8)
-        guard (try? JSONSerialization.jsonObject(with: json)) is [String: Any] else {
-            throw CLIError("--params is not a JSON object: \(params.prefix(80))")
-        }
-        try definition.validate(parameters: json)
+        let cadence = try ScheduleCadence(cron: cron, every: every, timeZone: timezone)
+        let (definition, json) = try Kinds.registry(configuration: try cluster.configuration).checked(kind: kind, parameters: params)
         let schedule = ScheduleDefinition(name: name, cadence: cadence, kind: kind, queue: definition.queue, parameters: json,
                                           priority: priority, maxAttempts: maxAttempts, timeout: timeout)
         let (record, replaced) = try await cluster.withJobClient("reparto.schedule") { try await $0.addSchedule(schedule) }

@@ -33,9 +33,7 @@ struct SubmitCommand: AsyncParsableCommand {
             print(id.uuidString.lowercased())
             guard wait else { return nil }
             let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
-            _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger,
-                                                                        onProgress: { view.show($0) })
-            return try await tableReads.results(id)
+            return try await tableReads.awaitResults(id, timeout: timeout, logger: logger) { view.show($0) }
         }
         if let final {
             print(TableReadReport(assetsRoot: assets).summary(final), terminator: "")

@@ -4,6 +4,7 @@ import Logging
 import Postgres
 import Speech
 import TableRead
+import TerminalText
 
 /// `reparto voices [list] [--provider P] [--language L] [--json] [--no-cache] [--refresh]`: a
 /// provider's voices; `reparto voices providers [list|enable ID|disable ID]`: the providers'
@@ -74,12 +75,7 @@ struct VoicesListCommand: AsyncParsableCommand {
         } else {
             voices = try await provider.voices(language: language)
         }
-        if json {
-            try printJSON(voices)
-        } else {
-            print("id\tname\tgender\tlanguages")
-            for v in voices { print("\(v.id)\t\(v.name)\t\(v.gender ?? "-")\t\(v.languages.joined(separator: ","))") }
-        }
+        print(json ? try JSONText.pretty(voices) : VoiceText.voices(voices))
     }
 
     /// A pool on the configured database, or nil with one warning line when it cannot be reached.
@@ -130,13 +126,7 @@ struct VoiceProvidersListCommand: AsyncParsableCommand {
             // No database: what this process sees; nothing can have been disabled.
             rows = registry.all.map { VoiceProviderState(id: $0.id, displayName: $0.displayName, enabled: true, configured: $0.isConfigured) }
         }
-        if json { try printJSON(rows) } else {
-            print("id\tenabled\tconfigured\tname")
-            for row in rows {
-                print("\(row.id)\t\(row.enabled ? "enabled" : "disabled")\t\(row.configured ? "configured" : "not configured")\t\(row.displayName)")
-            }
-            if rows.isEmpty { print("(no provider recorded yet: start a worker, or enable one by id)") }
-        }
+        print(json ? try JSONText.pretty(rows) : VoiceText.providers(rows))
     }
 }
 
@@ -185,11 +175,4 @@ extension ClusterOptions {
     var hasDatabase: Bool {
         get throws { try configuration[Self.databaseURLVariable] != nil }
     }
-}
-
-private func printJSON<T: Encodable>(_ value: T) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
 }

@@ -126,25 +126,11 @@ struct MetricsOptions: ParsableArguments {
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 0 and 65535") }
     }
 
-    /// The port from the flag or `REPARTO_METRICS_PORT` (environment or env file), or nil for no server.
-    func resolvedPort(_ environment: ConfigurationValues) throws -> Int? {
-        if let metricsPort { return metricsPort }
-        guard let text = environment[OperationsEndpoints.metricsPortVariable] else { return nil }
-        guard let port = Int(text.trimmingCharacters(in: .whitespaces)), (0...65535).contains(port) else {
-            throw CLIError("\(OperationsEndpoints.metricsPortVariable) must be a port number, not '\(text)'")
-        }
-        return port
+    func resolvedPort(_ configuration: ConfigurationValues) throws -> Int? {
+        try MetricsServerSetting.port(flag: metricsPort, variable: configuration[OperationsEndpoints.metricsPortVariable])
     }
 
-    /// The metrics server as a service, when a port is set.
     func services(port: Int?, health: ConnectionHealth, logger: Logger) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        guard let port else { return [] }
-        let host = metricsHost
-        let server = OperationsServer.buildApplication(
-            host: host, port: port, readiness: { health.status }, logger: logger,
-            onListening: { bound in
-                logger.info("metrics server listening", metadata: ["host": "\(host)", "port": "\(bound)"])
-            })
-        return [.init(service: server)]
+        MetricsServerSetting.services(host: metricsHost, port: port, health: health, logger: logger)
     }
 }

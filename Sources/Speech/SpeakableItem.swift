@@ -24,11 +24,4 @@ public struct SpeakableItem: Codable, Sendable, Hashable {
     /// Plain text, without markup, ready for a provider.
     public var text: String
 
-    public init(chapterIndex: Int, orderIndex: Int, elementType: ElementType, role: SpeakerRole, text: String) {
-        self.chapterIndex = chapterIndex
-        self.orderIndex = orderIndex
-        self.elementType = elementType
-        self.role = role
-        self.text = text
-    }
 }

@@ -1,6 +1,7 @@
 import Assets
 import Foundation
 import Jobs
+import Logging
 import Postgres
 import Screenplay
 import Speech
@@ -87,6 +88,15 @@ public struct TableReadClient: Sendable {
                                   in: connection)
         }
         return id
+    }
+
+    /// Follows the table read until it finishes (progress through `onProgress`, LISTEN/NOTIFY
+    /// driven), then returns its results.
+    /// - Throws: a timeout after `timeout` seconds, or the database's errors.
+    public func awaitResults(_ id: UUID, timeout: Double, logger: Logger,
+                             onProgress: @escaping @Sendable (ProductionProgress) -> Void) async throws -> TableReadResults? {
+        _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger, onProgress: onProgress)
+        return try await results(id)
     }
 
     /// Everything known about a table read so far (nil when `id` is not a table read).

@@ -15,6 +15,20 @@ public struct PauseTarget: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     public var description: String { "\(scope.rawValue) \(name)" }
+
+    /// What `name` means in `registry`: a queue or a kind (`scope` forces one).
+    /// - Throws: ``JobRequestError`` when it is both or neither.
+    public init(resolving name: String, scope: Scope?, in registry: JobRegistry) throws {
+        if let scope { self.init(scope, name); return }
+        switch (registry.queues.contains(name), registry.definition(for: name) != nil) {
+        case (true, false): self.init(.queue, name)
+        case (false, true): self.init(.kind, name)
+        case (true, true): throw JobRequestError(description: "'\(name)' is both a queue and a job kind: add --queue or --kind")
+        case (false, false):
+            throw JobRequestError(description: "no queue or job kind '\(name)' in this build (queues: \(registry.queues.joined(separator: ", "))); "
+                                  + "add --queue or --kind to name one anyway")
+        }
+    }
 }
 
 /// A paused queue or kind, as `reparto status` and the dashboard show it.

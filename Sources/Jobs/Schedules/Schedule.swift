@@ -12,6 +12,8 @@ public enum ScheduleError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A cron expression with no future time (`0 0 30 2 *`).
     case neverFires(String)
     case notFound(String)
+    /// Neither or both of a cron expression and an interval, or a time zone for an interval.
+    case cadenceChoice(String)
     /// A stored row that no longer parses (edited by hand).
     case invalidStored(name: String, reason: String)
 
@@ -27,6 +29,7 @@ public enum ScheduleError: Error, Sendable, Equatable, CustomStringConvertible {
         case .neverFires(let expression): return "cron expression '\(expression)' never fires"
         case .notFound(let name): return "no schedule named '\(name)'"
         case .invalidStored(let name, let reason): return "schedule '\(name)' is stored with a bad definition: \(reason)"
+        case .cadenceChoice(let reason): return reason
         }
     }
 }
@@ -35,6 +38,19 @@ public enum ScheduleError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum ScheduleCadence: Sendable, Hashable, CustomStringConvertible {
     case cron(CronExpression, timeZone: TimeZone)
     case every(ScheduleInterval)
+
+    /// Exactly one of a cron expression (with its time zone, UTC by default) or an interval, as
+    /// `reparto schedule add` takes them.
+    /// - Throws: ``ScheduleError/cadenceChoice(_:)`` for neither, both, or a zone with an interval.
+    public init(cron: String?, every: String?, timeZone: String?) throws(ScheduleError) {
+        switch (cron, every) {
+        case (let cron?, nil): self = try .cron(cron, timeZone: timeZone ?? "UTC")
+        case (nil, let every?):
+            if timeZone != nil { throw .cadenceChoice("--timezone applies to --cron, not to --every") }
+            self = try .every(every)
+        default: throw .cadenceChoice("give either --cron or --every")
+        }
+    }
 
     /// A cron expression in the time zone named `timeZone` (an IANA name; UTC by default).
     public static func cron(_ expression: String, timeZone: String = "UTC") throws(ScheduleError) -> ScheduleCadence {

@@ -1,12 +1,11 @@
 import Logging
-import Operations
 import Synchronization
 
 /// Bootstraps swift-log once per process (stderr, chosen level and format).
-enum LoggingSetup {
+public enum LoggingSetup {
     private static let done = Mutex(false)
 
-    static func bootstrap(level: Logger.Level, format: LogFormat = .text) {
+    public static func bootstrap(level: Logger.Level, format: LogFormat = .text) {
         let first = done.withLock { done in
             defer { done = true }
             return !done
