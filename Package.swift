@@ -62,7 +62,8 @@ let package = Package(
         ], swiftSettings: swiftSettings),
 
         // MARK: pure libraries
-        .target(name: "Screenplay", swiftSettings: swiftSettings),
+        .target(name: "TextEscaping", swiftSettings: swiftSettings),
+        .target(name: "Screenplay", dependencies: ["TextEscaping"], swiftSettings: swiftSettings),
         .target(name: "Assets", dependencies: [
             "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -82,7 +83,7 @@ let package = Package(
 
         // MARK: operations: metrics, health endpoints, the dashboard
         .target(name: "Operations", dependencies: [
-            "Jobs", "Postgres",
+            "Jobs", "Postgres", "TextEscaping",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -92,7 +93,7 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration",
+            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
@@ -109,7 +110,7 @@ let package = Package(
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
         .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Speech", "TableRead"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

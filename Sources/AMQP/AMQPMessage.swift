@@ -55,16 +55,9 @@ public struct AMQPDelivery: Sendable {
 
     public init(deliveryTag: UInt64, redelivered: Bool, exchange: String, routingKey: String, consumerTag: String,
                 body: [UInt8], type: String?, messageID: String?, priority: UInt8?, generation: Int) {
-        self.deliveryTag = deliveryTag
-        self.redelivered = redelivered
-        self.exchange = exchange
-        self.routingKey = routingKey
-        self.consumerTag = consumerTag
-        self.body = body
-        self.type = type
-        self.messageID = messageID
-        self.priority = priority
-        self.generation = generation
+        (self.deliveryTag, self.redelivered, self.exchange, self.routingKey, self.consumerTag, self.body, self.type,
+         self.messageID, self.priority, self.generation) =
+            (deliveryTag, redelivered, exchange, routingKey, consumerTag, body, type, messageID, priority, generation)
     }
 }
 

@@ -49,15 +49,9 @@ public struct JobOptions: Sendable, Equatable {
     public init(priority: JobPriority = .normal, maxAttempts: Int = 5, timeout: Double? = nil,
                 idempotencyKey: String? = nil, productionID: UUID? = nil, stage: String? = nil, runAfter: Date? = nil,
                 limit: String? = nil, cost: Double? = nil) {
-        self.limit = limit
-        self.cost = cost
-        self.priority = priority
-        self.maxAttempts = maxAttempts
-        self.timeout = timeout
-        self.idempotencyKey = idempotencyKey
-        self.productionID = productionID
-        self.stage = stage
-        self.runAfter = runAfter
+        (self.limit, self.cost, self.priority, self.maxAttempts, self.timeout, self.idempotencyKey, self.productionID,
+         self.stage, self.runAfter) =
+            (limit, cost, priority, maxAttempts, timeout, idempotencyKey, productionID, stage, runAfter)
     }
 }
 
@@ -78,11 +72,7 @@ public struct JobRequest: Sendable, Equatable {
 
     /// A request for a kind known only by name (the CLI's `enqueue`), parameters as JSON.
     public init(kind: String, queue: String, parameters: Data, options: JobOptions = JobOptions(), id: UUID = UUID()) {
-        self.id = id
-        self.kind = kind
-        self.queue = queue
-        self.parameters = parameters
-        self.options = options
+        (self.id, self.kind, self.queue, self.parameters, self.options) = (id, kind, queue, parameters, options)
     }
 }
 

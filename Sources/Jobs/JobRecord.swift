@@ -67,15 +67,6 @@ public struct StageProgress: Sendable, Codable, Equatable {
     /// Succeeded, failed or cancelled.
     public var done: Int { succeeded + failed + cancelled }
 
-    public init(stage: String, total: Int, queued: Int, running: Int, succeeded: Int, failed: Int, cancelled: Int) {
-        self.stage = stage
-        self.total = total
-        self.queued = queued
-        self.running = running
-        self.succeeded = succeeded
-        self.failed = failed
-        self.cancelled = cancelled
-    }
 }
 
 /// A production's progress, from `ops.production_progress`.

@@ -70,14 +70,6 @@ public struct ProductionRecord: Sendable, Equatable {
     /// The parameters stored at creation (JSON).
     public var parameters: Data
 
-    public init(id: UUID, name: String, plan: String, state: String, stage: String, parameters: Data) {
-        self.id = id
-        self.name = name
-        self.plan = plan
-        self.state = state
-        self.stage = stage
-        self.parameters = parameters
-    }
 }
 
 /// A production's jobs of one stage, counted by outcome.

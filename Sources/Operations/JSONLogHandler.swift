@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TextEscaping
 
 /// A swift-log handler writing one JSON object per line:
 /// `{"timestamp":"…","level":"info","label":"reparto.worker","message":"…","metadata":{…}}`.
@@ -73,18 +74,18 @@ public struct JSONLogHandler: LogHandler {
     public static func line(timestamp: Date, level: Logger.Level, label: String, message: String,
                             metadata: Logger.Metadata, error: String? = nil) -> String {
         var out = "{\"timestamp\":"
-        appendString(timestamp.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), to: &out)
+        JSONString.append(timestamp.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), to: &out)
         out += ",\"level\":"
-        appendString(level.rawValue, to: &out)
+        JSONString.append(level.rawValue, to: &out)
         out += ",\"label\":"
-        appendString(label, to: &out)
+        JSONString.append(label, to: &out)
         out += ",\"message\":"
-        appendString(message, to: &out)
+        JSONString.append(message, to: &out)
         out += ",\"metadata\":"
         appendValue(.dictionary(metadata), to: &out)
         if let error {
             out += ",\"error\":"
-            appendString(error, to: &out)
+            JSONString.append(error, to: &out)
         }
         out += "}"
         return out
@@ -93,14 +94,14 @@ public struct JSONLogHandler: LogHandler {
     private static func appendValue(_ value: Logger.Metadata.Value, to out: inout String) {
         switch value {
         case .string(let text):
-            appendString(text, to: &out)
+            JSONString.append(text, to: &out)
         case .stringConvertible(let convertible):
-            appendString(convertible.description, to: &out)
+            JSONString.append(convertible.description, to: &out)
         case .dictionary(let dictionary):
             out += "{"
             for (index, key) in dictionary.keys.sorted().enumerated() {
                 if index > 0 { out += "," }
-                appendString(key, to: &out)
+                JSONString.append(key, to: &out)
                 out += ":"
                 appendValue(dictionary[key]!, to: &out)
             }
@@ -115,23 +116,4 @@ public struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// Appends `text` as a JSON string literal (RFC 8259 escapes; control characters as `\u00XX`).
-    private static func appendString(_ text: String, to out: inout String) {
-        out.unicodeScalars.append("\"")
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        out.unicodeScalars.append("\"")
-    }
 }

@@ -8,10 +8,4 @@ public struct PostgresNotification: Sendable, Equatable, Hashable {
     /// The process ID of the notifying server backend (0 for synthetic notifications).
     public var pid: Int32
 
-    /// Creates a notification.
-    public init(channel: String, payload: String, pid: Int32) {
-        self.channel = channel
-        self.payload = payload
-        self.pid = pid
-    }
 }

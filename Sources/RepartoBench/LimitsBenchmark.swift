@@ -26,14 +26,9 @@ public struct LimitsBenchmark: Sendable {
 
     public init(jobs: Int = 2000, rate: Double = 50, burst: Double = 5, workers: Int = 4, concurrency: Int = 32,
                 overheadJobs: Int = 20000, rounds: Int = 2, workerArguments: [String] = []) {
-        self.jobs = jobs
-        self.rate = rate
-        self.burst = burst
-        self.workers = workers
-        self.concurrency = concurrency
-        self.overheadJobs = overheadJobs
-        self.rounds = rounds
-        self.workerArguments = workerArguments
+        (self.jobs, self.rate, self.burst, self.workers, self.concurrency, self.overheadJobs, self.rounds,
+         self.workerArguments) =
+            (jobs, rate, burst, workers, concurrency, overheadJobs, rounds, workerArguments)
     }
 
     public struct Report: Sendable, CustomStringConvertible {

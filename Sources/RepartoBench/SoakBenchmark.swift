@@ -45,9 +45,7 @@ public struct SoakBenchmark: Sendable {
 
     /// A soak of `jobs` no-op jobs sampled every `every`.
     public init(jobs: Int, every: Int, timeout: Double) {
-        self.jobs = jobs
-        self.every = every
-        self.timeout = timeout
+        (self.jobs, self.every, self.timeout) = (jobs, every, timeout)
     }
 
     /// Runs the rounds, calling `report` after each; returns every sample.

@@ -52,17 +52,9 @@ public struct SpeechClusterBench: Sendable {
     /// A benchmark of `lines` (see the properties for the rest).
     public init(admin: PostgresConfiguration, workerArguments: [String], lines: [String], voice: String, rounds: Int,
                 batch: Int, workerConcurrency: Int, pin: Bool, timeout: Double, libraryPeer: URL?, logger: Logger) {
-        self.admin = admin
-        self.workerArguments = workerArguments
-        self.lines = lines
-        self.voice = voice
-        self.rounds = rounds
-        self.batch = batch
-        self.workerConcurrency = workerConcurrency
-        self.pin = pin
-        self.timeout = timeout
-        self.libraryPeer = libraryPeer
-        self.logger = logger
+        (self.admin, self.workerArguments, self.lines, self.voice, self.rounds, self.batch, self.workerConcurrency,
+         self.pin, self.timeout, self.libraryPeer, self.logger) =
+            (admin, workerArguments, lines, voice, rounds, batch, workerConcurrency, pin, timeout, libraryPeer, logger)
     }
 
     /// One measured run.

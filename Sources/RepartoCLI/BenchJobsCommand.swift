@@ -8,20 +8,11 @@ struct BenchJobsCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(help: "Number of jobs.")
-    var count: Int = 20_000
-
-    @Option(help: "Offered load in jobs/s (default: as fast as possible, in batches of --batch).")
-    var rate: Int?
-
-    @Option(help: "Jobs per enqueue transaction when no --rate is given.")
-    var batch: Int = 1000
-
-    @Option(help: "Give up after this many seconds.")
-    var timeout: Double = 600
-
-    @Flag(help: "Print one JSON line instead of text.")
-    var json = false
+    @Option(help: "Number of jobs.") var count: Int = 20_000
+    @Option(help: "Offered load in jobs/s (default: as fast as possible, in batches of --batch).") var rate: Int?
+    @Option(help: "Jobs per enqueue transaction when no --rate is given.") var batch: Int = 1000
+    @Option(help: "Give up after this many seconds.") var timeout: Double = 600
+    @Flag(help: "Print one JSON line instead of text.") var json = false
 
     func validate() throws {
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }

@@ -10,14 +10,9 @@ public struct BenchParseCommand: AsyncParsableCommand {
         abstract: "Benchmark the screenplay parser on one or more files."
     )
 
-    @Argument(help: "Screenplay files (Fountain, FDX, Markdown).")
-    var files: [String]
-
-    @Option(name: .long, help: "Timed iterations per file.")
-    var iterations: Int = 100
-
-    @Option(name: .long, help: "Untimed warm-up iterations per file.")
-    var warmup: Int = 5
+    @Argument(help: "Screenplay files (Fountain, FDX, Markdown).") var files: [String]
+    @Option(name: .long, help: "Timed iterations per file.") var iterations: Int = 100
+    @Option(name: .long, help: "Untimed warm-up iterations per file.") var warmup: Int = 5
 
     public init() {}
 

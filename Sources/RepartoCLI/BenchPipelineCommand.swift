@@ -12,28 +12,15 @@ struct BenchPipelineCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(help: "Speakable lines in the generated script.")
-    var lines: Int = 1500
-
-    @Option(help: "Workers (and parallel espeak-ng processes for the direct run).")
-    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: "Speakable lines per generate job.")
-    var linesPerJob: Int = 1
-
-    @Option(help: "Seed of the generated script (default: random).")
-    var seed: UInt64?
-
-    @Flag(help: "Skip the direct espeak-ng run.")
-    var skipDirect = false
-
+    @Option(help: "Speakable lines in the generated script.") var lines: Int = 1500
+    @Option(help: "Workers (and parallel espeak-ng processes for the direct run).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Speakable lines per generate job.") var linesPerJob: Int = 1
+    @Option(help: "Seed of the generated script (default: random).") var seed: UInt64?
+    @Flag(help: "Skip the direct espeak-ng run.") var skipDirect = false
     @OptionGroup var libraryPeer: LibraryPeerOption
 
-    @Option(help: "Handlers per worker (lines spoken at once by each).")
-    var concurrency: Int = 2
-
-    @Option(help: "Give up after this many seconds.")
-    var timeout: Double = 900
+    @Option(help: "Handlers per worker (lines spoken at once by each).") var concurrency: Int = 2
+    @Option(help: "Give up after this many seconds.") var timeout: Double = 900
 
     func validate() throws {
         guard lines >= 10 && lines <= 100_000 else { throw ValidationError("--lines must be between 10 and 100000") }

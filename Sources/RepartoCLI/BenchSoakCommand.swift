@@ -8,11 +8,8 @@ struct BenchSoakCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(help: "Jobs in all.")
-    var jobs: Int = 1_000_000
-
-    @Option(help: "Jobs per round (a sample after each).")
-    var every: Int = 50_000
+    @Option(help: "Jobs in all.") var jobs: Int = 1_000_000
+    @Option(help: "Jobs per round (a sample after each).") var every: Int = 50_000
 
     func validate() throws {
         guard jobs >= 1, every >= 1 else { throw ValidationError("--jobs and --every must be at least 1") }

@@ -10,35 +10,19 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
         abstract: "Benchmark Reparto's espeak-ng provider against calling espeak-ng directly."
     )
 
-    @Option(name: .long, help: "File with one line of text per line (default: built-in sentences).")
-    var lines: String?
-
-    @Option(name: .long, help: "Number of lines when no file is given.")
-    var count: Int = 200
-
-    @Option(name: .long, help: "Rounds per side (the median round is reported).")
-    var rounds: Int = 3
-
-    @Option(name: .long, help: "espeak-ng voice.")
-    var voice: String = "en-us"
-
+    @Option(name: .long, help: "File with one line of text per line (default: built-in sentences).") var lines: String?
+    @Option(name: .long, help: "Number of lines when no file is given.") var count: Int = 200
+    @Option(name: .long, help: "Rounds per side (the median round is reported).") var rounds: Int = 3
+    @Option(name: .long, help: "espeak-ng voice.") var voice: String = "en-us"
     @Flag(name: .long, help: "Also run the lines as generate jobs on the cluster with 1 and 2 pinned workers, against 1 and 2 direct espeak-ng processes.")
     var cluster = false
 
-    @Option(name: .long, help: "With --cluster: lines per generate job.")
-    var batch: Int = 5
-
-    @Option(name: .customLong("worker-concurrency"), help: "With --cluster: handlers per worker.")
-    var workerConcurrency: Int = 2
-
-    @Flag(name: .customLong("no-pin"), help: "With --cluster: do not pin the processes to CPUs with taskset.")
-    var noPin = false
-
+    @Option(name: .long, help: "With --cluster: lines per generate job.") var batch: Int = 5
+    @Option(name: .customLong("worker-concurrency"), help: "With --cluster: handlers per worker.") var workerConcurrency: Int = 2
+    @Flag(name: .customLong("no-pin"), help: "With --cluster: do not pin the processes to CPUs with taskset.") var noPin = false
     @OptionGroup var libraryPeer: LibraryPeerOption
 
-    @Option(name: .long, help: "With --cluster: give up on a run after this many seconds.")
-    var timeout: Double = 600
-
+    @Option(name: .long, help: "With --cluster: give up on a run after this many seconds.") var timeout: Double = 600
     @OptionGroup var clusterOptions: ClusterOptions
 
     public init() {}

@@ -6,6 +6,7 @@ import Logging
 import Operations
 import Postgres
 import RepartoConfiguration
+import Threading
 
 /// Where the cluster is and how commands are configured: flags, else the environment, else the
 /// env file (``configuration``, one ``ConfigurationValues`` view that every component reads).
@@ -15,15 +16,9 @@ import RepartoConfiguration
 /// form names (Docker and Kubernetes secrets; both set is an error), from the URL in the
 /// environment, or from the env file (`.reparto/env`, written by `scripts/services up`).
 struct ClusterOptions: ParsableArguments {
-    @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).")
-    var amqpURL: String?
-
-    @Option(name: .long, help: "PostgreSQL URL without password (default: $REPARTO_DATABASE_URL).")
-    var databaseURL: String?
-
-    @Option(name: .long, help: "File of KEY=VALUE lines read when a variable is not set (default: .reparto/env if present).")
-    var envFile: String?
-
+    @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).") var amqpURL: String?
+    @Option(name: .long, help: "PostgreSQL URL without password (default: $REPARTO_DATABASE_URL).") var databaseURL: String?
+    @Option(name: .long, help: "File of KEY=VALUE lines read when a variable is not set (default: .reparto/env if present).") var envFile: String?
     @Option(name: .long, help: "Queue namespace, so several clusters can share a broker (default: $REPARTO_NAMESPACE or none).")
     var namespace: String?
 
@@ -35,11 +30,8 @@ struct ClusterOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for RabbitMQ and PostgreSQL at start-up, or 'forever' (default: $REPARTO_WAIT_FOR_SERVERS, else forever for worker, coordinator and run, 5 for other commands).")
     var waitForServers: String?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
-
-    @Option(name: .long, help: "Log format: text or json, one object per line (default: $REPARTO_LOG_FORMAT or text).")
-    var logFormat: String?
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+    @Option(name: .long, help: "Log format: text or json, one object per line (default: $REPARTO_LOG_FORMAT or text).") var logFormat: String?
 
     /// The log format from `--log-format`, `REPARTO_LOG_FORMAT`, or text.
     var resolvedLogFormat: LogFormat {
@@ -121,14 +113,7 @@ struct ClusterOptions: ParsableArguments {
                          _ body: (PostgresClient) async throws -> T) async throws -> T {
         let postgres = try await connectPostgres(maxConnections: maxConnections, requireSchema: requireSchema,
                                                  longRunning: longRunning, logger: logger)
-        do {
-            let value = try await body(postgres)
-            await postgres.shutdown()
-            return value
-        } catch {
-            await postgres.shutdown()
-            throw error
-        }
+        return try await withCleanup { try await body(postgres) } cleanup: { await postgres.shutdown() }
     }
 
     /// Runs `body` with a ``JobClient`` on a small pool, logging as `label`.

@@ -12,11 +12,8 @@ struct DashboardCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(help: "Port to listen on (0 picks a free one).")
-    var port: Int = OperationsEndpoints.defaultDashboardPort
-
-    @Option(help: "Address to bind.")
-    var host: String = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port: Int = OperationsEndpoints.defaultDashboardPort
+    @Option(help: "Address to bind.") var host: String = "127.0.0.1"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }

@@ -11,38 +11,17 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Argument(help: "The job kind (see --list).")
-    var kind: String?
-
-    @Option(help: "Parameters as a JSON object.")
-    var params: String = "{}"
-
-    @Option(help: "How many identical jobs.")
-    var count: Int = 1
-
-    @Option(help: "Production (batch) id or name to add the jobs to; created when new.")
-    var production: String?
-
-    @Option(help: "Priority: high, normal or low.")
-    var priority: JobPriority = .normal
-
-    @Option(help: "Attempts before the job is dead.")
-    var maxAttempts: Int = 5
-
-    @Option(help: "Idempotency key (with --count 1): a repeated key returns the existing job.")
-    var idempotencyKey: String?
-
-    @Option(help: "Seconds to wait before the job may run.")
-    var delay: Double?
-
-    @Option(help: "The limit the jobs run under (see `reparto limit`), instead of their kind's.")
-    var limit: String?
-
-    @Option(help: "Each job's estimated cost against its limit's budget (default 1).")
-    var cost: Double?
-
-    @Flag(help: "List the registered kinds and exit.")
-    var list = false
+    @Argument(help: "The job kind (see --list).") var kind: String?
+    @Option(help: "Parameters as a JSON object.") var params: String = "{}"
+    @Option(help: "How many identical jobs.") var count: Int = 1
+    @Option(help: "Production (batch) id or name to add the jobs to; created when new.") var production: String?
+    @Option(help: "Priority: high, normal or low.") var priority: JobPriority = .normal
+    @Option(help: "Attempts before the job is dead.") var maxAttempts: Int = 5
+    @Option(help: "Idempotency key (with --count 1): a repeated key returns the existing job.") var idempotencyKey: String?
+    @Option(help: "Seconds to wait before the job may run.") var delay: Double?
+    @Option(help: "The limit the jobs run under (see `reparto limit`), instead of their kind's.") var limit: String?
+    @Option(help: "Each job's estimated cost against its limit's budget (default 1).") var cost: Double?
+    @Flag(help: "List the registered kinds and exit.") var list = false
 
     func validate() throws {
         guard count >= 1 && count <= 1_000_000 else { throw ValidationError("--count must be between 1 and 1000000") }

@@ -10,8 +10,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(help: "Directory of NNNN_name.sql files (default: ./migrations or the installed ones).")
-    var directory: String?
+    @Option(help: "Directory of NNNN_name.sql files (default: ./migrations or the installed ones).") var directory: String?
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.migrate")

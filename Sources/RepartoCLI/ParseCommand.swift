@@ -21,17 +21,12 @@ public struct ParseCommand: AsyncParsableCommand {
         case fountain, fdx, markdown
     }
 
-    @Argument(help: "The screenplay file, or - for standard input.")
-    var file: String
-
-    @Option(name: .long, help: "Output format: json, fountain or fdx.")
-    var format: OutputFormat = .json
-
+    @Argument(help: "The screenplay file, or - for standard input.") var file: String
+    @Option(name: .long, help: "Output format: json, fountain or fdx.") var format: OutputFormat = .json
     @Option(name: .customLong("input-format"), help: "Input format: fountain, fdx or markdown (default: by extension, then content).")
     var inputFormat: InputFormat?
 
-    @Option(name: .customLong("max-bytes"), help: "Reject inputs larger than this many bytes.")
-    var maxBytes: Int = ParseOptions.defaultMaxBytes
+    @Option(name: .customLong("max-bytes"), help: "Reject inputs larger than this many bytes.") var maxBytes: Int = ParseOptions.defaultMaxBytes
 
     public init() {}
 

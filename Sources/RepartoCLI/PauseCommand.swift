@@ -13,9 +13,14 @@ struct PauseTargetOptions: ParsableArguments {
         if queue && kind { throw ValidationError("give --queue or --kind, not both") }
     }
 
-    /// The target: as flagged, else whichever of this build's queues and kinds has the name.
-    func target(registry: JobRegistry) throws -> PauseTarget {
-        try PauseTarget(resolving: name, scope: queue ? .queue : kind ? .kind : nil, in: registry)
+    @OptionGroup var cluster: ClusterOptions
+
+    /// Runs `action` on the target — as flagged, else whichever of this build's queues and kinds
+    /// has the name — with a client, logging as `label`.
+    func apply<T>(_ label: String, _ action: (JobClient, PauseTarget) async throws -> T) async throws -> (PauseTarget, T) {
+        let target = try PauseTarget(resolving: name, scope: queue ? .queue : kind ? .kind : nil,
+                                     in: Kinds.registry(configuration: try cluster.configuration))
+        return (target, try await cluster.withJobClient(label) { try await action($0, target) })
     }
 }
 
@@ -24,12 +29,10 @@ struct PauseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Pause a queue or job kind cluster-wide: its jobs stay queued, running ones finish.")
 
-    @OptionGroup var cluster: ClusterOptions
     @OptionGroup var what: PauseTargetOptions
 
     func run() async throws {
-        let target = try what.target(registry: Kinds.registry(configuration: try cluster.configuration))
-        let paused = try await cluster.withJobClient("reparto.pause") { try await $0.pause(target) }
+        let (target, paused) = try await what.apply("reparto.pause") { try await $0.pause($1) }
         print(paused ? "paused \(target)" : "\(target) was already paused")
     }
 }
@@ -39,12 +42,10 @@ struct ResumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "Resume a paused queue or job kind: its waiting jobs run again.")
 
-    @OptionGroup var cluster: ClusterOptions
     @OptionGroup var what: PauseTargetOptions
 
     func run() async throws {
-        let target = try what.target(registry: Kinds.registry(configuration: try cluster.configuration))
-        let released = try await cluster.withJobClient("reparto.resume") { try await $0.resume(target) }
+        let (target, released) = try await what.apply("reparto.resume") { try await $0.resume($1) }
         print("resumed \(target) (\(released) parked job\(released == 1 ? "" : "s") released)")
     }
 }

@@ -12,11 +12,8 @@ struct ResultsCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Argument(help: "Production id (as printed by submit).")
-    var id: String
-
-    @Flag(help: "Print JSON.")
-    var json = false
+    @Argument(help: "Production id (as printed by submit).") var id: String
+    @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.results")

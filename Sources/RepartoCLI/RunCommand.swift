@@ -16,17 +16,10 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var tableRead: TableReadOptions
 
-    @Argument(help: "The script: Fountain, Final Draft (.fdx) or Markdown.")
-    var file: String
-
-    @Option(help: "Workers to run (default: one per core).")
-    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: "Handlers per worker (lines spoken at once by each).")
-    var concurrency: Int = 2
-
-    @Option(help: "Give up after this many seconds.")
-    var timeout: Double = 24 * 3600
+    @Argument(help: "The script: Fountain, Final Draft (.fdx) or Markdown.") var file: String
+    @Option(help: "Workers to run (default: one per core).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Handlers per worker (lines spoken at once by each).") var concurrency: Int = 2
+    @Option(help: "Give up after this many seconds.") var timeout: Double = 24 * 3600
 
     func validate() throws {
         guard workers >= 1 && workers <= 64 else { throw ValidationError("--workers must be between 1 and 64") }

@@ -35,32 +35,15 @@ struct ScheduleAddCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Argument(help: "The schedule's name (letters, digits and . _ - : /).")
-    var name: String
-
-    @Argument(help: "The job kind (reparto enqueue --list shows them).")
-    var kind: String
-
-    @Option(help: "A cron expression: 5 fields or a nickname such as @daily.")
-    var cron: String?
-
-    @Option(help: "An interval instead of --cron: 30s, 5m, 1h, 1d, 1h30m.")
-    var every: String?
-
-    @Option(help: "The IANA time zone the cron expression's times are in (default: UTC).")
-    var timezone: String?
-
-    @Option(help: "Parameters of each job, as a JSON object.")
-    var params: String = "{}"
-
-    @Option(help: "Priority: high, normal or low.")
-    var priority: JobPriority = .normal
-
-    @Option(help: "Attempts before a job is dead.")
-    var maxAttempts: Int = 5
-
-    @Option(help: "Seconds one attempt may run (default: the kind's timeout).")
-    var timeout: Double?
+    @Argument(help: "The schedule's name (letters, digits and . _ - : /).") var name: String
+    @Argument(help: "The job kind (reparto enqueue --list shows them).") var kind: String
+    @Option(help: "A cron expression: 5 fields or a nickname such as @daily.") var cron: String?
+    @Option(help: "An interval instead of --cron: 30s, 5m, 1h, 1d, 1h30m.") var every: String?
+    @Option(help: "The IANA time zone the cron expression's times are in (default: UTC).") var timezone: String?
+    @Option(help: "Parameters of each job, as a JSON object.") var params: String = "{}"
+    @Option(help: "Priority: high, normal or low.") var priority: JobPriority = .normal
+    @Option(help: "Attempts before a job is dead.") var maxAttempts: Int = 5
+    @Option(help: "Seconds one attempt may run (default: the kind's timeout).") var timeout: Double?
 
     func run() async throws {
         let cadence = try ScheduleCadence(cron: cron, every: every, timeZone: timezone)
@@ -79,8 +62,7 @@ struct ScheduleListCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Flag(help: "Print JSON instead of a table.")
-    var json = false
+    @Flag(help: "Print JSON instead of a table.") var json = false
 
     func run() async throws {
         let schedules = try await cluster.withJobClient("reparto.schedule") { try await $0.schedules() }

@@ -13,32 +13,15 @@ public struct SpeakCommand: AsyncParsableCommand {
         discussion: "Text that starts with '-' goes last, after '--': reparto speak -o out.wav -- \"-5 degrees\". API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or …_FILE."
     )
 
-    @Argument(help: "The text to speak ('-' reads standard input).")
-    var text: String?
-
-    @Option(name: .long, help: "Provider id (default: espeak-ng).")
-    var provider: String?
-
-    @Option(name: .long, help: "Voice id (see `reparto voices`); default: the provider's first voice for the language.")
-    var voice: String?
-
-    @Option(name: .long, help: "Language, e.g. en, de, en-us.")
-    var language: String?
-
-    @Option(name: .long, help: "Speed multiplier (1.0 = normal).")
-    var speed: Double = 1.0
-
-    @Option(name: [.short, .customLong("output")], help: "Output WAV file.")
-    var output: String?
-
-    @Option(name: .long, help: "Speak each non-empty line of this file (batch mode; needs --output-dir).")
-    var lines: String?
-
-    @Option(name: .customLong("output-dir"), help: "Directory for batch output (0001.wav, 0002.wav, …).")
-    var outputDir: String?
-
-    @Flag(name: .shortAndLong, help: "Print nothing on success.")
-    var quiet = false
+    @Argument(help: "The text to speak ('-' reads standard input).") var text: String?
+    @Option(name: .long, help: "Provider id (default: espeak-ng).") var provider: String?
+    @Option(name: .long, help: "Voice id (see `reparto voices`); default: the provider's first voice for the language.") var voice: String?
+    @Option(name: .long, help: "Language, e.g. en, de, en-us.") var language: String?
+    @Option(name: .long, help: "Speed multiplier (1.0 = normal).") var speed: Double = 1.0
+    @Option(name: [.short, .customLong("output")], help: "Output WAV file.") var output: String?
+    @Option(name: .long, help: "Speak each non-empty line of this file (batch mode; needs --output-dir).") var lines: String?
+    @Option(name: .customLong("output-dir"), help: "Directory for batch output (0001.wav, 0002.wav, …).") var outputDir: String?
+    @Flag(name: .shortAndLong, help: "Print nothing on success.") var quiet = false
 
     public init() {}
 

@@ -10,11 +10,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Flag(help: "Print JSON instead of tables.")
-    var json = false
-
-    @Option(help: "Rows per view.")
-    var limit: Int = 20
+    @Flag(help: "Print JSON instead of tables.") var json = false
+    @Option(help: "Rows per view.") var limit: Int = 20
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.status")

@@ -14,14 +14,9 @@ struct SubmitCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var tableRead: TableReadOptions
 
-    @Argument(help: "The script: Fountain, Final Draft (.fdx) or Markdown.")
-    var file: String
-
-    @Flag(help: "Follow the production until it finishes, then print where the results are.")
-    var wait = false
-
-    @Option(help: "With --wait: give up after this many seconds.")
-    var timeout: Double = 24 * 3600
+    @Argument(help: "The script: Fountain, Final Draft (.fdx) or Markdown.") var file: String
+    @Flag(help: "Follow the production until it finishes, then print where the results are.") var wait = false
+    @Option(help: "With --wait: give up after this many seconds.") var timeout: Double = 24 * 3600
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.submit")

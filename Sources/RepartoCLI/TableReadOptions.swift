@@ -7,32 +7,15 @@ import TableRead
 
 /// The options `submit` and `run` share: how the script is cast and read.
 struct TableReadOptions: ParsableArguments {
-    @Option(help: "Cast file (YAML or JSON): provider, language, narrator, characters: {NAME: voice}.")
-    var cast: String?
-
-    @Option(help: "Voice provider (default: the cast file's, else espeak-ng).")
-    var provider: String?
-
-    @Option(help: "Language, e.g. en, en-gb, de (default: the cast file's, else the script's title page, else en).")
-    var language: String?
-
-    @Option(help: "Narrator voice.")
-    var narrator: String?
-
-    @Option(name: .customLong("voice"), help: "A character's voice as NAME=VOICE (repeatable); wins over the cast file.")
-    var voices: [String] = []
-
-    @Flag(help: "Announce each dialogue block (\"ISOLDE says\").")
-    var announceCharacters = false
-
-    @Option(help: "Priority of the production's jobs: high, normal or low.")
-    var priority: JobPriority = .normal
-
-    @Option(help: "Speakable lines per generate job (1 to 100).")
-    var linesPerJob: Int = 1
-
-    @Option(help: "Production name (default: the file name).")
-    var name: String?
+    @Option(help: "Cast file (YAML or JSON): provider, language, narrator, characters: {NAME: voice}.") var cast: String?
+    @Option(help: "Voice provider (default: the cast file's, else espeak-ng).") var provider: String?
+    @Option(help: "Language, e.g. en, en-gb, de (default: the cast file's, else the script's title page, else en).") var language: String?
+    @Option(help: "Narrator voice.") var narrator: String?
+    @Option(name: .customLong("voice"), help: "A character's voice as NAME=VOICE (repeatable); wins over the cast file.") var voices: [String] = []
+    @Flag(help: "Announce each dialogue block (\"ISOLDE says\").") var announceCharacters = false
+    @Option(help: "Priority of the production's jobs: high, normal or low.") var priority: JobPriority = .normal
+    @Option(help: "Speakable lines per generate job (1 to 100).") var linesPerJob: Int = 1
+    @Option(help: "Production name (default: the file name).") var name: String?
 
     /// The submission options, with the cast file and the flags merged (flags win).
     /// - Parameter configuration: the merged view the speech providers are configured from.

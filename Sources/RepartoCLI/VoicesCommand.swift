@@ -36,20 +36,11 @@ struct VoicesListCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(name: .long, help: "Provider id (default: espeak-ng).")
-    var provider: String?
-
-    @Option(name: .long, help: "Only voices for this language (e.g. en, de, en-us).")
-    var language: String?
-
-    @Flag(name: .long, help: "Print JSON instead of a table.")
-    var json = false
-
-    @Flag(name: .customLong("no-cache"), help: "Ask the provider directly, without the database cache.")
-    var noCache = false
-
-    @Flag(name: .long, help: "Ask the provider and replace the cached listing.")
-    var refresh = false
+    @Option(name: .long, help: "Provider id (default: espeak-ng).") var provider: String?
+    @Option(name: .long, help: "Only voices for this language (e.g. en, de, en-us).") var language: String?
+    @Flag(name: .long, help: "Print JSON instead of a table.") var json = false
+    @Flag(name: .customLong("no-cache"), help: "Ask the provider directly, without the database cache.") var noCache = false
+    @Flag(name: .long, help: "Ask the provider and replace the cached listing.") var refresh = false
 
     func validate() throws {
         if noCache && refresh { throw ValidationError("--no-cache and --refresh exclude each other") }
@@ -112,8 +103,7 @@ struct VoiceProvidersListCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Flag(name: .long, help: "Print JSON instead of a table.")
-    var json = false
+    @Flag(name: .long, help: "Print JSON instead of a table.") var json = false
 
     func run() async throws {
         let rows: [VoiceProviderState]
@@ -136,8 +126,7 @@ struct VoiceProviderEnableCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).")
-    var id: String
+    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).") var id: String
 
     func run() async throws {
         try await VoiceProviderSwitch.set(true, id: id, cluster: cluster)
@@ -151,8 +140,7 @@ struct VoiceProviderDisableCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).")
-    var id: String
+    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).") var id: String
 
     func run() async throws {
         try await VoiceProviderSwitch.set(false, id: id, cluster: cluster)

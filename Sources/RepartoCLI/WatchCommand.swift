@@ -12,11 +12,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Argument(help: "Production id (or name).")
-    var id: String
-
-    @Option(help: "Give up after this many seconds.")
-    var timeout: Double = 3600
+    @Argument(help: "Production id (or name).") var id: String
+    @Option(help: "Give up after this many seconds.") var timeout: Double = 3600
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.watch")

@@ -8,6 +8,7 @@ import RepartoConfiguration
 import RepartoKinds
 import ServiceLifecycle
 import TableRead
+import Threading
 
 /// `reparto worker`: consumes and runs jobs until SIGTERM/SIGINT, then drains.
 struct WorkerCommand: AsyncParsableCommand {
@@ -15,24 +16,12 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var cluster: ClusterOptions
 
-    @Option(help: "Comma-separated queues to consume (default: every queue of the registered kinds).")
-    var queues: String?
-
-    @Option(help: "Handlers running at once.")
-    var concurrency: Int = 16
-
-    @Option(help: "Deliveries the broker may send ahead of the handlers.")
-    var prefetch: Int = 256
-
-    @Option(help: "Seconds between heartbeats.")
-    var heartbeat: Double = 2
-
-    @Option(help: "Seconds in-flight jobs get to finish on shutdown before they are handed back.")
-    var drainTimeout: Double = 30
-
-    @Flag(help: "Do not run an outbox relay in this worker.")
-    var noRelay = false
-
+    @Option(help: "Comma-separated queues to consume (default: every queue of the registered kinds).") var queues: String?
+    @Option(help: "Handlers running at once.") var concurrency: Int = 16
+    @Option(help: "Deliveries the broker may send ahead of the handlers.") var prefetch: Int = 256
+    @Option(help: "Seconds between heartbeats.") var heartbeat: Double = 2
+    @Option(help: "Seconds in-flight jobs get to finish on shutdown before they are handed back.") var drainTimeout: Double = 30
+    @Flag(help: "Do not run an outbox relay in this worker.") var noRelay = false
     @OptionGroup var metrics: MetricsOptions
 
     func validate() throws {
@@ -67,8 +56,7 @@ struct WorkerCommand: AsyncParsableCommand {
         services.append(.init(service: gate, successTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do { try await group.run() } catch { await postgres.shutdown(); throw error }
-        await postgres.shutdown()
+        try await withCleanup { try await group.run() } cleanup: { await postgres.shutdown() }
     }
 }
 
@@ -108,8 +96,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do { try await group.run() } catch { await postgres.shutdown(); throw error }
-        await postgres.shutdown()
+        try await withCleanup { try await group.run() } cleanup: { await postgres.shutdown() }
     }
 }
 
@@ -119,8 +106,7 @@ struct MetricsOptions: ParsableArguments {
     @Option(help: "Serve /metrics, /healthz and /readyz on this port (default: $REPARTO_METRICS_PORT; none when unset; 0 picks a free port).")
     var metricsPort: Int?
 
-    @Option(help: "Address the metrics server binds.")
-    var metricsHost: String = "0.0.0.0"
+    @Option(help: "Address the metrics server binds.") var metricsHost: String = "0.0.0.0"
 
     func validate() throws {
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 0 and 65535") }

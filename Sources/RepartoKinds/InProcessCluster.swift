@@ -6,6 +6,7 @@ import Postgres
 import RepartoConfiguration
 import ServiceLifecycle
 import Speech
+import Threading
 
 /// A coordinator and workers running in this process, on the cluster's RabbitMQ and PostgreSQL:
 /// what `reparto run` and `reparto bench pipeline` stand on. Migrations are applied first.
@@ -71,14 +72,7 @@ public struct InProcessCluster: Sendable {
                 return nil
             }
             tasks.addTask {
-                do {
-                    let value = try await body(postgres)
-                    await group.triggerGracefulShutdown()
-                    return value
-                } catch {
-                    await group.triggerGracefulShutdown()
-                    throw error
-                }
+                try await withCleanup { try await body(postgres) } cleanup: { await group.triggerGracefulShutdown() }
             }
             // The services stop on SIGINT/SIGTERM or after `body`; either way nothing is left to wait for.
             var result: T?

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Writes a document as Final Draft XML such that ``FDXParser`` reads back the same elements.
 ///
 /// Emphasis markup becomes `Style` runs; centered text is an Action paragraph with
@@ -133,24 +135,5 @@ public struct FDXWriter: Sendable {
         }.joined()
     }
 
-    func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case "\t": out += "&#9;"
-            default:
-                // XML 1.0 cannot carry other C0 controls or U+FFFE/U+FFFF, even as references.
-                if c.value < 0x20 || c.value == 0xFFFE || c.value == 0xFFFF { continue }
-                out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    func escape(_ s: String) -> String { XMLText.escape(s) }
 }

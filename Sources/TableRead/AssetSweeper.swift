@@ -13,14 +13,13 @@ import Threading
 /// the file was not written or claimed within the grace, so content a running job has just
 /// produced or reused (see ``AssetStore/claimBlocking(_:)``) stays. See docs/assets.md, "Lifecycle".
 public struct AssetSweeper: Sendable {
-    public let store: AssetStore
-    public let postgres: PostgresClient
+    private let store: AssetStore, postgres: PostgresClient
+    /// The grace and the cache cap it sweeps by.
     public let policy: AssetSweepPolicy
 
+    /// A sweeper of the volume `store` opens, with the references the database of `postgres` holds.
     public init(store: AssetStore, postgres: PostgresClient, policy: AssetSweepPolicy) {
-        self.store = store
-        self.postgres = postgres
-        self.policy = policy
+        (self.store, self.postgres, self.policy) = (store, postgres, policy)
     }
 
     /// The volume by area, with what is unreferenced.

@@ -34,15 +34,6 @@ public struct TableReadTimeline: Sendable, Hashable {
         public var text: String
         /// Seconds of audio; nil when the line has none.
         public var duration: Double?
-
-        public init(chapterIndex: Int, orderIndex: Int, sceneIndex: Int?, speaker: String, text: String, duration: Double?) {
-            self.chapterIndex = chapterIndex
-            self.orderIndex = orderIndex
-            self.sceneIndex = sceneIndex
-            self.speaker = speaker
-            self.text = text
-            self.duration = duration
-        }
     }
 
     /// A placed line: the silence to insert before it, then its audio from `start` to `end`.

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Logging
-import Postgres
+@testable import Postgres
 import RepartoTestSupport
 import Testing
 

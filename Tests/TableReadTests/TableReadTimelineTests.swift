@@ -1,4 +1,4 @@
-import TableRead
+@testable import TableRead
 import Testing
 
 @Suite("table-read timeline and WebVTT", .timeLimit(.minutes(1)))

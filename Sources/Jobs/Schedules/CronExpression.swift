@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// A field of a cron expression, in the order they are written.
 public enum CronField: String, Sendable, CaseIterable {
@@ -311,27 +312,14 @@ struct CivilTime: Equatable {
         }
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    /// Days since 1970-01-01.
     static func days(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        CivilDays.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
     }
 
     static func civil(fromDays value: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = value + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
+        let (year, month, day) = CivilDays.civil(fromDays: value)
+        return (Int(year), Int(month), Int(day))
     }
 
     /// 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday).
