@@ -2,6 +2,7 @@ import Assets
 import Foundation
 import Jobs
 import Postgres
+import Speech
 import Threading
 
 /// The `assemble` job kind of the table-read pipeline: the fan-in after generation.
@@ -27,13 +28,15 @@ public struct AssembleJob: JobParameters {
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
         let root = environment.assetsRoot
         let postgres = environment.postgres
+        let loudness = LoudnessNormalizer.locate(environment: environment.variables)
         registry.register(AssembleJob.self, timeout: 1800) { parameters, context in
             guard let postgres else { throw JobError.permanent("assemble: this worker has no database connection") }
-            return try await run(parameters, context: context, postgres: postgres, assetsRoot: root)
+            return try await run(parameters, context: context, postgres: postgres, assetsRoot: root, loudness: loudness)
         }
     }
 
-    static func run(_ job: AssembleJob, context: JobContext, postgres: PostgresClient, assetsRoot: URL) async throws -> TableReadOutputs {
+    static func run(_ job: AssembleJob, context: JobContext, postgres: PostgresClient, assetsRoot: URL,
+                    loudness: LoudnessNormalizer?) async throws -> TableReadOutputs {
         let productionID = job.productionID
         let input = try await postgres.withConnection { connection -> TableReadAssembler.Input? in
             guard let (request, documentID) = try TableReadRows.context(productionID, on: connection) else { return nil }
@@ -46,10 +49,11 @@ public struct AssembleJob: JobParameters {
         }
         guard let input else { throw JobError.permanent("assemble: production \(productionID) is not a table read") }
         let (outputs, report) = try await BlockingWork.run {
-            try TableReadAssembler(store: try AssetStore(root: assetsRoot)).assemble(input)
+            try TableReadAssembler(store: try AssetStore(root: assetsRoot), loudness: loudness).assemble(input)
         }
         context.logger.info("assembled table read", metadata: [
             "seconds": "\(Int(outputs.durationSeconds))", "spoken": "\(report.spokenLines)", "missing": "\(report.missing.count)",
+            "loudness": "\(report.loudness.map { $0.integratedLUFS.map { "\($0) LUFS" } ?? "not normalized: \($0.reason ?? "")" } ?? "-")",
             "path": "\(outputs.audio.path)",
         ])
         let jobID = context.jobID

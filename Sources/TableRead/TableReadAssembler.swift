@@ -18,6 +18,9 @@ public struct TableReadOutputs: Codable, Sendable, Hashable {
     public var rmsDBFS: Double?
     public var spokenLines: Int
     public var missingLines: Int
+    /// Integrated loudness and true peak after normalization (nil when it was skipped).
+    public var loudnessLUFS: Double?
+    public var truePeakDBTP: Double?
 }
 
 /// The contents of `report.json`.
@@ -45,6 +48,24 @@ public struct TableReadReport: Codable, Sendable, Hashable {
     /// What the parser warned about when it read the script (an unknown element read as action,
     /// unexpected nesting, a legacy encoding); empty for a clean script.
     public var warnings: [ParseWarning]
+    /// The audio's loudness after normalization, or why it was not normalized.
+    public var loudness: TableReadLoudness?
+}
+
+/// How loud the table read is: normalized to `targetLUFS` with the true peak at most
+/// `truePeakCeilingDBTP` (ffmpeg's figures), or `skipped` with the reason.
+public struct TableReadLoudness: Codable, Sendable, Hashable {
+    public var targetLUFS: Double
+    public var truePeakCeilingDBTP: Double
+    /// `linear`, `dynamic` (loudnorm limited the peaks) or `skipped`.
+    public var mode: String
+    public var integratedLUFS: Double?
+    public var truePeakDBTP: Double?
+    /// Before normalization.
+    public var sourceLUFS: Double?
+    public var sourceTruePeakDBTP: Double?
+    /// Why it was skipped.
+    public var reason: String?
 }
 
 /// The contents of `chapters.json`.
@@ -71,6 +92,9 @@ public struct TableReadChapters: Codable, Sendable, Hashable {
 ///
 /// Blocking file I/O throughout: call ``assemble(_:)`` off the cooperative pool.
 struct TableReadAssembler {
+    let store: AssetStore
+    /// Normalizes the assembled audio's loudness; nil leaves it as spoken (the report says why).
+    var loudness: LoudnessNormalizer?
     struct Input: Sendable {
         var productionID: UUID
         var documentID: UUID?
@@ -89,7 +113,6 @@ struct TableReadAssembler {
     /// Used when no line has audio (an empty but valid WAV).
     static let fallbackFormat = WAVFormat.pcm16(sampleRate: 22050)
 
-    let store: AssetStore
     var pauses: TableReadTimeline.Pauses = .standard
 
     @available(*, noasync, message: "blocking file I/O")
@@ -155,11 +178,12 @@ struct TableReadAssembler {
         }
         let dataLength = framesWritten * audioFormat.blockAlign
         try writer.write(WAVWriter.header(format: audioFormat, dataLength: dataLength), at: 0)
-        let audio = try writer.commit()
+        var audio = try writer.commit()
+        var rms: Double? = framesWritten > 0 && energy > 0 ? 10 * log10(energy / Double(framesWritten)) : nil
+        let loudness = normalizeLoudness(&audio, sampleRate: audioFormat.sampleRate, spoken: !placed.isEmpty, peak: &peak, rms: &rms)
         try folder.updateMetadataBlocking { $0.files[Self.audioName] = audio }
 
         let duration = Double(framesWritten) / Double(audioFormat.sampleRate)
-        let rms: Double? = framesWritten > 0 && energy > 0 ? 10 * log10(energy / Double(framesWritten)) : nil
         missing.sort { ($0.chapterIndex, $0.orderIndex) < ($1.chapterIndex, $1.orderIndex) }
 
         let subtitles = try folder.writeBlocking(Data(WebVTT.document(cues: placed).utf8), name: Self.subtitlesName,
@@ -170,12 +194,42 @@ struct TableReadAssembler {
         let report = TableReadReport(
             productionID: input.productionID, source: input.sourceName, documentID: input.documentID, lines: input.lines.count,
             spokenLines: placed.count, missing: missing, durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
-            audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path, warnings: input.parseWarnings)
+            audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path, warnings: input.parseWarnings,
+            loudness: loudness)
         let reportRecord = try folder.writeBlocking(try Self.json(report), name: Self.reportName, mimeType: "application/json")
         let outputs = TableReadOutputs(audio: audio, subtitles: subtitles, chapters: chapters, report: reportRecord,
                                        durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
-                                       spokenLines: placed.count, missingLines: missing.count)
+                                       spokenLines: placed.count, missingLines: missing.count,
+                                       loudnessLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP)
         return (outputs, report)
+    }
+
+    /// Normalizes the committed audio in place (ffmpeg writes a temporary file beside it, which
+    /// replaces it atomically) and measures its levels again. Never fails the assembly: without
+    /// ffmpeg, or when it fails, the audio stays as spoken and the report says why.
+    private func normalizeLoudness(_ audio: inout AssetRecord, sampleRate: Int, spoken: Bool,
+                                   peak: inout Double?, rms: inout Double?) -> TableReadLoudness {
+        let target = loudness?.target ?? .standard
+        var result = TableReadLoudness(targetLUFS: target.integratedLUFS, truePeakCeilingDBTP: target.truePeakCeilingDBTP,
+                                       mode: "skipped")
+        guard spoken else { result.reason = "no spoken line"; return result }
+        guard let loudness else { result.reason = "ffmpeg not found (install ffmpeg, or set REPARTO_FFMPEG)"; return result }
+        var temporary: String?
+        do {
+            let path = try store.temporaryPathBlocking(beside: audio.path)
+            temporary = path
+            let outcome = try loudness.normalize(try store.absolutePath(audio.path), into: path, sampleRate: sampleRate)
+            audio = try store.replaceBlocking(audio.path, with: path, mimeType: "audio/wav")
+            let levels = try AudioLevels(wavFileAt: try store.absolutePath(audio.path))
+            (peak, rms) = (levels.peakDBFS.isFinite ? levels.peakDBFS : nil, levels.rmsDBFS.isFinite ? levels.rmsDBFS : nil)
+            result.mode = outcome.mode
+            (result.integratedLUFS, result.truePeakDBTP) = (outcome.after.integratedLUFS, outcome.after.truePeakDBTP)
+            (result.sourceLUFS, result.sourceTruePeakDBTP) = (outcome.before.integratedLUFS, outcome.before.truePeakDBTP)
+        } catch {
+            if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+            result.reason = "\(error)"
+        }
+        return result
     }
 
     /// The PCM bytes of a WAV file in `target`'s format (resampled when only the rate differs).

@@ -49,7 +49,8 @@ enum TableReadResultRows {
             language: row.string("language"), narratorVoice: row.string("narrator"), pageCount: row.double("page_count"),
             estimatedSeconds: row.double("estimated_seconds"), wordCount: row.int("word_count"), lineCount: row.int("line_count"),
             files: files, audioSeconds: row.double("audio_seconds"), peakDBFS: row.double("peak_dbfs"),
-            rmsDBFS: row.double("rms_dbfs"), spokenLines: row.int("spoken_lines"), missingLines: row.int("missing_lines"),
+            rmsDBFS: row.double("rms_dbfs"), loudnessLUFS: row.double("loudness_lufs"), truePeakDBTP: row.double("true_peak_dbtp"),
+            spokenLines: row.int("spoken_lines"), missingLines: row.int("missing_lines"),
             stages: stages, characters: characters, scenes: scenes, failures: failures,
             warnings: try row.uuid("document_id").map { try DocumentRows.warnings($0, on: connection) } ?? [])
     }

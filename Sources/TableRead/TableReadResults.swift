@@ -65,6 +65,9 @@ public struct TableReadResults: Codable, Sendable, Hashable {
     public var audioSeconds: Double?
     public var peakDBFS: Double?
     public var rmsDBFS: Double?
+    /// After normalization (nil when the audio was not normalized; report.json says why).
+    public var loudnessLUFS: Double?
+    public var truePeakDBTP: Double?
     public var spokenLines: Int?
     public var missingLines: Int?
     public var stages: [Stage]

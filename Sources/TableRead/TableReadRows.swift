@@ -215,10 +215,11 @@ enum TableReadRows {
         try connection.query("""
             UPDATE table_reads SET audio_path = $2, subtitles_path = $3, chapters_path = $4, report_path = $5,
                 audio_seconds = $6, peak_dbfs = $7, rms_dbfs = $8, spoken_lines = $9, missing_lines = $10,
-                assembled_at = now()
+                loudness_lufs = $11, true_peak_dbtp = $12, assembled_at = now()
             WHERE production_id = $1
             """, [productionID, outputs.audio.path, outputs.subtitles.path, outputs.chapters.path, outputs.report.path,
-                  outputs.durationSeconds, outputs.peakDBFS, outputs.rmsDBFS, outputs.spokenLines, outputs.missingLines])
+                  outputs.durationSeconds, outputs.peakDBFS, outputs.rmsDBFS, outputs.spokenLines, outputs.missingLines,
+                  outputs.loudnessLUFS, outputs.truePeakDBTP])
         let owner = castOwner(productionID)
         try connection.query("""
             DELETE FROM generated_content WHERE owner_kind = 'identifier' AND owner_id = $1

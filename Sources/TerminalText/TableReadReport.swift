@@ -59,6 +59,9 @@ public struct TableReadReport {
             var audio = "audio       " + TableReadResults.clock(r.audioSeconds ?? 0)
             if let peak = r.peakDBFS { audio += String(format: ", peak %.1f dBFS", peak) }
             if let rms = r.rmsDBFS { audio += String(format: ", RMS %.1f dBFS", rms) }
+            if let lufs = r.loudnessLUFS, let truePeak = r.truePeakDBTP {
+                audio += String(format: ", loudness %.1f LUFS (true peak %.1f dBTP)", lufs, truePeak)
+            }
             audio += ", \(r.spokenLines ?? 0) lines spoken, \(r.missingLines ?? 0) missing"
             print(audio)
         }

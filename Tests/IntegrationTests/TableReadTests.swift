@@ -7,6 +7,7 @@ import RepartoTestSupport
 import Screenplay
 import Speech
 import Testing
+import Threading
 
 /// The table-read pipeline end to end against the real PostgreSQL, RabbitMQ and espeak-ng.
 @Suite("table-read pipeline", .serialized, .timeLimit(.minutes(5)))
@@ -97,6 +98,14 @@ struct TableReadTests {
         #expect(chapters.chapters.flatMap(\.scenes).map(\.index) == [1, 2, 3, 4])
         let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(files.report))
         #expect(report.missing.isEmpty && report.spokenLines == lineCount)
+        // Loudness, measured apart from the normalizer by ffmpeg's EBU R128 meter.
+        let loudness = try #require(report.loudness)
+        #expect(loudness.mode != "skipped", "\(loudness.reason ?? "")")
+        let meter = try await EBUR128Meter.measure(pipeline.root.appendingPathComponent(files.audio).path)
+        #expect(abs(meter.integratedLUFS - -16) <= 1, "\(meter)")
+        #expect(meter.truePeakDBTP <= -1, "\(meter)")
+        #expect((results.peakDBFS ?? 0) <= -1, "sample peak below the true peak ceiling")
+        #expect(results.loudnessLUFS == loudness.integratedLUFS && results.truePeakDBTP == loudness.truePeakDBTP)
         let metadata = try JSONSerialization.jsonObject(
             with: try pipeline.file("productions/\(id.uuidString.lowercased())/metadata.json")) as? [String: Any]
         let recorded = try #require(metadata?["files"] as? [String: Any])
@@ -325,5 +334,38 @@ actor TestVoices {
         func synthesize(text: String, voice: String, language: String?, options: SynthesisOptions) async throws -> SynthesizedAudio {
             try await voices.speak(text)
         }
+    }
+}
+
+/// ffmpeg's `ebur128` filter (the meter, not `loudnorm`): integrated loudness and true peak.
+enum EBUR128Meter {
+    struct MeterError: Error, CustomStringConvertible { let description: String }
+
+    struct Reading: Sendable, CustomStringConvertible {
+        var integratedLUFS: Double
+        var truePeakDBTP: Double
+        var description: String { "I \(integratedLUFS) LUFS, true peak \(truePeakDBTP) dBTP" }
+    }
+
+    static func measure(_ path: String) async throws -> Reading {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-hide_banner", "-nostats", "-nostdin", "-i", path, "-filter_complex", "ebur128=peak=true",
+                             "-f", "null", "-"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = try await BlockingWork.run { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        await RepartoProcess.waitForExit(process)
+        // The summary comes last: "I:  -16.0 LUFS" and "Peak:  -1.5 dBFS".
+        func last(_ label: String) -> Double? {
+            text.split(separator: "\n").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }
+                .flatMap { Double($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+        }
+        guard let integrated = last("I:"), let peak = last("Peak:") else {
+            throw MeterError(description: "no ebur128 summary from ffmpeg (status \(process.terminationStatus))")
+        }
+        return Reading(integratedLUFS: integrated, truePeakDBTP: peak)
     }
 }
