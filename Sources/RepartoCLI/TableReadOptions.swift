@@ -16,6 +16,7 @@ struct TableReadOptions: ParsableArguments {
     @Option(help: "Priority of the production's jobs: high, normal or low.") var priority: JobPriority = .normal
     @Option(help: "Speakable lines per generate job (1 to 100).") var linesPerJob: Int = 1
     @Option(help: "Production name (default: the file name).") var name: String?
+    @Option(help: "Files to deliver: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
 
     /// The submission options, with the cast file and the flags merged (flags win).
     /// - Parameter configuration: the merged view the speech providers are configured from.
@@ -38,7 +39,13 @@ struct TableReadOptions: ParsableArguments {
         let registry = VoiceProviderRegistry.standard(environment: configuration.variables)
         do { _ = try registry.provider(overrides.provider) } catch { throw CLIError(error.description) }
         guard (1...100).contains(linesPerJob) else { throw CLIError("--lines-per-job must be between 1 and 100") }
+        let formats = try self.formats.split(separator: ",").map { name in
+            guard let format = AudioFileFormat(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw CLIError("unknown format '\(name)' in --formats (wav, mp3, m4b)")
+            }
+            return format
+        }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name)
+                                       linesPerJob: linesPerJob, name: name, formats: formats)
     }
 }

@@ -27,24 +27,12 @@ public struct AudioToolError: Error, Sendable, Equatable, CustomStringConvertibl
 /// mode, a gentle limiter) and writes 16-bit PCM at the input's sample rate. Blocking: it runs
 /// ffmpeg and waits, so call it off the cooperative pool.
 public struct LoudnessNormalizer: Sendable {
-    public let ffmpeg: URL
+    public let ffmpeg: FFmpegTool
     public let target: LoudnessTarget
 
-    public init(ffmpeg: URL, target: LoudnessTarget = .standard) {
+    public init(ffmpeg: FFmpegTool, target: LoudnessTarget = .standard) {
         self.ffmpeg = ffmpeg
         self.target = target
-    }
-
-    /// ffmpeg from `REPARTO_FFMPEG`, else the first `ffmpeg` on `PATH`; nil when there is none.
-    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> LoudnessNormalizer? {
-        if let path = environment["REPARTO_FFMPEG"], !path.isEmpty {
-            return FileManager.default.isExecutableFile(atPath: path) ? LoudnessNormalizer(ffmpeg: URL(fileURLWithPath: path)) : nil
-        }
-        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/ffmpeg"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return LoudnessNormalizer(ffmpeg: URL(fileURLWithPath: candidate)) }
-        }
-        return nil
     }
 
     /// What normalization did: the measurement before, ffmpeg's figures after, and the mode.
@@ -62,12 +50,12 @@ public struct LoudnessNormalizer: Sendable {
         func filter(_ integrated: Double) -> String {
             "loudnorm=I=\(integrated):TP=\(target.truePeakCeilingDBTP - 0.5):LRA=\(target.loudnessRange)"
         }
-        let first = try Self.report(try run(["-i", input, "-af", "\(filter(target.integratedLUFS)):print_format=json", "-f", "null", "-"]))
+        let first = try Self.report(try ffmpeg.run(["-i", input, "-af", "\(filter(target.integratedLUFS)):print_format=json", "-f", "null", "-"]))
         let before = first.input
         let measured = "measured_I=\(before.integratedLUFS):measured_TP=\(before.truePeakDBTP)"
             + ":measured_LRA=\(before.loudnessRange):measured_thresh=\(before.threshold):offset=\(first.offset)"
         func apply(_ integrated: Double) throws -> Report {
-            try Self.report(try run(["-y", "-i", input, "-af", "\(filter(integrated)):\(measured):linear=true:print_format=json",
+            try Self.report(try ffmpeg.run(["-y", "-i", input, "-af", "\(filter(integrated)):\(measured):linear=true:print_format=json",
                                      "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output]))
         }
         var second = try apply(target.integratedLUFS)
@@ -91,7 +79,7 @@ public struct LoudnessNormalizer: Sendable {
         guard let open = stderr.range(of: "{", options: .backwards), let close = stderr.range(of: "}", options: .backwards),
               open.lowerBound < close.lowerBound,
               let object = try? JSONSerialization.jsonObject(with: Data(stderr[open.lowerBound...close.lowerBound].utf8)) as? [String: String]
-        else { throw AudioToolError(description: "ffmpeg printed no loudnorm measurement: \(Self.tail(stderr))") }
+        else { throw AudioToolError(description: "ffmpeg printed no loudnorm measurement: \(FFmpegTool.tail(stderr))") }
         func number(_ key: String) throws(AudioToolError) -> Double {
             guard let text = object[key], let value = Double(text) else {
                 throw AudioToolError(description: "ffmpeg's loudnorm measurement has no number for \(key)")
@@ -104,27 +92,5 @@ public struct LoudnessNormalizer: Sendable {
             output: LoudnessMeasurement(integratedLUFS: try number("output_i"), truePeakDBTP: try number("output_tp"),
                                         loudnessRange: try number("output_lra"), threshold: try number("output_thresh")),
             mode: object["normalization_type"] ?? "unknown", offset: try number("target_offset"))
-    }
-
-    /// Runs ffmpeg quietly and returns its standard error.
-    private func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = ffmpeg
-        process.arguments = ["-hide_banner", "-nostats", "-nostdin"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw AudioToolError(description: "cannot run \(ffmpeg.path): \(error.localizedDescription)") }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw AudioToolError(description: "ffmpeg exited with \(process.terminationStatus): \(Self.tail(text))")
-        }
-        return text
-    }
-
-    static func tail(_ text: String) -> String {
-        String(text.split(separator: "\n").suffix(2).joined(separator: " / ").suffix(300))
     }
 }

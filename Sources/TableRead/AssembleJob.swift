@@ -28,28 +28,33 @@ public struct AssembleJob: JobParameters {
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
         let root = environment.assetsRoot
         let postgres = environment.postgres
-        let loudness = LoudnessNormalizer.locate(environment: environment.variables)
+        let ffmpeg = FFmpegTool.locate(environment: environment.variables)
         registry.register(AssembleJob.self, timeout: 1800) { parameters, context in
             guard let postgres else { throw JobError.permanent("assemble: this worker has no database connection") }
-            return try await run(parameters, context: context, postgres: postgres, assetsRoot: root, loudness: loudness)
+            return try await run(parameters, context: context, postgres: postgres, assetsRoot: root, ffmpeg: ffmpeg)
         }
     }
 
     static func run(_ job: AssembleJob, context: JobContext, postgres: PostgresClient, assetsRoot: URL,
-                    loudness: LoudnessNormalizer?) async throws -> TableReadOutputs {
+                    ffmpeg: FFmpegTool?) async throws -> TableReadOutputs {
         let productionID = job.productionID
         let input = try await postgres.withConnection { connection -> TableReadAssembler.Input? in
             guard let (request, documentID) = try TableReadRows.context(productionID, on: connection) else { return nil }
+            let titlePage = try documentID.map { try DocumentRows.titlePage($0, on: connection) } ?? []
+            func entry(_ keys: [String]) -> String? {
+                titlePage.first { keys.contains($0.key.lowercased()) }.map { $0.values.joined(separator: " ") }
+            }
             return TableReadAssembler.Input(
                 productionID: productionID, documentID: documentID, sourceName: request.sourceName,
                 lines: try TableReadRows.assemblyLines(productionID, on: connection),
                 failures: try TableReadRows.generationFailures(productionID, on: connection),
                 sceneHeadings: try TableReadRows.sceneHeadings(productionID, on: connection),
-                parseWarnings: try documentID.map { try DocumentRows.warnings($0, on: connection) } ?? [])
+                parseWarnings: try documentID.map { try DocumentRows.warnings($0, on: connection) } ?? [],
+                formats: request.formats ?? [], title: entry(["title"]), author: entry(["author", "authors", "written by"]))
         }
         guard let input else { throw JobError.permanent("assemble: production \(productionID) is not a table read") }
         let (outputs, report) = try await BlockingWork.run {
-            try TableReadAssembler(store: try AssetStore(root: assetsRoot), loudness: loudness).assemble(input)
+            try TableReadAssembler(store: try AssetStore(root: assetsRoot), ffmpeg: ffmpeg).assemble(input)
         }
         context.logger.info("assembled table read", metadata: [
             "seconds": "\(Int(outputs.durationSeconds))", "spoken": "\(report.spokenLines)", "missing": "\(report.missing.count)",

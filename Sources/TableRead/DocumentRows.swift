@@ -96,11 +96,7 @@ extension DocumentRows {
                                              [id]).first else { return nil }
         let format = row.string("format").flatMap(DocumentFormat.init(rawValue:)) ?? .fountain
         let warnings = try row.json("warnings", as: [ParseWarning].self) ?? []
-        let titlePage = try connection.query("""
-            SELECT key, to_jsonb("values")::text AS v FROM document_title_page WHERE document_id = $1 ORDER BY position
-            """, [id]).map { row in
-                TitlePageEntry(key: row.string("key") ?? "", values: try row.json("v", as: [String].self) ?? [])
-            }
+        let titlePage = try titlePage(id, on: connection)
         let elements = try connection.query("""
             SELECT chapter_index, order_index, type, text, level, scene_number, name, extension, dual
             FROM document_elements WHERE document_id = $1 ORDER BY chapter_index, order_index
@@ -112,6 +108,15 @@ extension DocumentRows {
                                extension: row.string("extension"), dual: row.bool("dual"))
             }
         return ScreenplayDocument(format: format, titlePage: titlePage, elements: elements, warnings: warnings)
+    }
+
+    /// The title page of document `id`, in order.
+    static func titlePage(_ id: UUID, on connection: PostgresConnection) throws -> [TitlePageEntry] {
+        try connection.query("""
+            SELECT key, to_jsonb("values")::text AS v FROM document_title_page WHERE document_id = $1 ORDER BY position
+            """, [id]).map { row in
+                TitlePageEntry(key: row.string("key") ?? "", values: try row.json("v", as: [String].self) ?? [])
+            }
     }
 
     /// What the parser warned about when it read document `id` (empty when none or unknown).

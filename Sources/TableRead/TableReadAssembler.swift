@@ -21,6 +21,8 @@ public struct TableReadOutputs: Codable, Sendable, Hashable {
     /// Integrated loudness and true peak after normalization (nil when it was skipped).
     public var loudnessLUFS: Double?
     public var truePeakDBTP: Double?
+    /// `table-read.mp3`, `table-read.m4b`: the formats asked for besides the WAV.
+    public var encodings: [AssetRecord] = []
 }
 
 /// The contents of `report.json`.
@@ -50,6 +52,9 @@ public struct TableReadReport: Codable, Sendable, Hashable {
     public var warnings: [ParseWarning]
     /// The audio's loudness after normalization, or why it was not normalized.
     public var loudness: TableReadLoudness?
+    /// The encoded files (MP3, M4B), and why any asked for is missing.
+    public var encodings: [String]?
+    public var encodingErrors: [String]?
 }
 
 /// How loud the table read is: normalized to `targetLUFS` with the true peak at most
@@ -93,8 +98,9 @@ public struct TableReadChapters: Codable, Sendable, Hashable {
 /// Blocking file I/O throughout: call ``assemble(_:)`` off the cooperative pool.
 struct TableReadAssembler {
     let store: AssetStore
-    /// Normalizes the assembled audio's loudness; nil leaves it as spoken (the report says why).
-    var loudness: LoudnessNormalizer?
+    /// Normalizes the assembled audio's loudness and encodes the other formats; nil leaves the
+    /// WAV as spoken and encodes nothing (the report says why).
+    var ffmpeg: FFmpegTool?
     struct Input: Sendable {
         var productionID: UUID
         var documentID: UUID?
@@ -104,6 +110,11 @@ struct TableReadAssembler {
         var failures: [String: String]
         var sceneHeadings: [Int: String]
         var parseWarnings: [ParseWarning] = []
+        /// Formats besides the WAV master (MP3, M4B).
+        var formats: [AudioFileFormat] = []
+        /// The title page's title and author, for the encoded files' tags.
+        var title: String?
+        var author: String?
     }
 
     static let audioName = "table-read.wav"
@@ -188,19 +199,21 @@ struct TableReadAssembler {
 
         let subtitles = try folder.writeBlocking(Data(WebVTT.document(cues: placed).utf8), name: Self.subtitlesName,
                                                  mimeType: "text/vtt")
-        let chapters = try folder.writeBlocking(try Self.json(Self.chapters(placed, titles: Self.chapterTitles(input.lines),
-                                                                                   headings: input.sceneHeadings)),
-                                                name: Self.chaptersName, mimeType: "application/json")
+        let chapterList = Self.chapters(placed, titles: Self.chapterTitles(input.lines), headings: input.sceneHeadings)
+        let chapters = try folder.writeBlocking(try Self.json(chapterList), name: Self.chaptersName, mimeType: "application/json")
+        let tags = AudioTags(title: input.title ?? input.sourceName, artist: input.author, chapters: Self.tagChapters(chapterList))
+        let (encodings, encodingErrors) = encode(audio, formats: input.formats, spoken: !placed.isEmpty, tags: tags, folder: folder)
         let report = TableReadReport(
             productionID: input.productionID, source: input.sourceName, documentID: input.documentID, lines: input.lines.count,
             spokenLines: placed.count, missing: missing, durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
             audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path, warnings: input.parseWarnings,
-            loudness: loudness)
+            loudness: loudness, encodings: encodings.map(\.path), encodingErrors: encodingErrors)
         let reportRecord = try folder.writeBlocking(try Self.json(report), name: Self.reportName, mimeType: "application/json")
         let outputs = TableReadOutputs(audio: audio, subtitles: subtitles, chapters: chapters, report: reportRecord,
                                        durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
                                        spokenLines: placed.count, missingLines: missing.count,
-                                       loudnessLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP)
+                                       loudnessLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP,
+                                       encodings: encodings)
         return (outputs, report)
     }
 
@@ -209,6 +222,7 @@ struct TableReadAssembler {
     /// ffmpeg, or when it fails, the audio stays as spoken and the report says why.
     private func normalizeLoudness(_ audio: inout AssetRecord, sampleRate: Int, spoken: Bool,
                                    peak: inout Double?, rms: inout Double?) -> TableReadLoudness {
+        let loudness = ffmpeg.map { LoudnessNormalizer(ffmpeg: $0) }
         let target = loudness?.target ?? .standard
         var result = TableReadLoudness(targetLUFS: target.integratedLUFS, truePeakCeilingDBTP: target.truePeakCeilingDBTP,
                                        mode: "skipped")
@@ -230,6 +244,39 @@ struct TableReadAssembler {
             result.reason = "\(error)"
         }
         return result
+    }
+
+    /// Encodes the normalized WAV into each of `formats` (a temporary file beside it, swapped in
+    /// atomically). A format that fails is reported, never fails the assembly.
+    private func encode(_ audio: AssetRecord, formats: [AudioFileFormat], spoken: Bool, tags: AudioTags,
+                        folder: AssetFolder) -> ([AssetRecord], [String]) {
+        var records: [AssetRecord] = [], errors: [String] = []
+        for format in formats where format != .wav {
+            guard spoken else { errors.append("\(format.rawValue): no spoken line"); continue }
+            guard let ffmpeg else { errors.append("\(format.rawValue): ffmpeg not found (install ffmpeg, or set REPARTO_FFMPEG)"); continue }
+            var temporary: String?
+            do {
+                let name = "table-read.\(format.rawValue)"
+                let path = try folder.path(of: name)
+                let scratch = try store.temporaryPathBlocking(beside: path)
+                temporary = scratch
+                try AudioEncoder(ffmpeg: ffmpeg).encode(try store.absolutePath(audio.path), to: scratch, format: format, tags: tags)
+                let record = try store.replaceBlocking(path, with: scratch, mimeType: format.mimeType)
+                try folder.updateMetadataBlocking { $0.files[name] = record }
+                records.append(record)
+            } catch {
+                if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+                errors.append("\(format.rawValue): \(error)")
+            }
+        }
+        return (records, errors)
+    }
+
+    /// A player's chapters: the scenes when the script has more than one, else the chapters.
+    static func tagChapters(_ list: TableReadChapters) -> [AudioTags.Chapter] {
+        let scenes = list.chapters.flatMap(\.scenes)
+        if scenes.count > 1 { return scenes.map { .init(title: $0.heading, start: $0.start, end: $0.end) } }
+        return list.chapters.map { .init(title: $0.title, start: $0.start, end: $0.end) }
     }
 
     /// The PCM bytes of a WAV file in `target`'s format (resampled when only the rate differs).

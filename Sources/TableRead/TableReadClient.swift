@@ -32,9 +32,12 @@ public struct TableReadClient: Sendable {
         public var priority: JobPriority
         public var linesPerJob: Int
         public var name: String?
+        /// Files besides the WAV master: MP3, M4B (with the title page's tags and the scenes as chapters).
+        public var formats: [AudioFileFormat]
 
         public init(cast: CastOverrides = CastOverrides(), announceCharacters: Bool = false, priority: JobPriority = .normal,
-                    linesPerJob: Int = 1, name: String? = nil) {
+                    linesPerJob: Int = 1, name: String? = nil, formats: [AudioFileFormat] = [.wav]) {
+            self.formats = formats
             self.cast = cast
             self.announceCharacters = announceCharacters
             self.priority = priority
@@ -73,7 +76,8 @@ public struct TableReadClient: Sendable {
         }
         let request = TableReadRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format.rawValue,
                                        cast: options.cast, announceCharacters: options.announceCharacters,
-                                       linesPerJob: options.linesPerJob, priority: options.priority)
+                                       linesPerJob: options.linesPerJob, priority: options.priority,
+                                       formats: options.formats.filter { $0 != .wav })
         let parameters = try JSONEncoder().encode(request)
         let id = UUID()
         let name = options.name ?? file.lastPathComponent
@@ -101,7 +105,18 @@ public struct TableReadClient: Sendable {
 
     /// Everything known about a table read so far (nil when `id` is not a table read).
     public func results(_ id: UUID) async throws -> TableReadResults? {
-        try await postgres.withConnection { connection in try TableReadResultRows.load(id, on: connection) }
+        guard var results = try await postgres.withConnection({ connection in try TableReadResultRows.load(id, on: connection) })
+        else { return nil }
+        if let audio = results.files?.audio {
+            let root = assetsRoot
+            let present = try await BlockingWork.run { () throws -> [String] in
+                let store = try AssetStore(root: root)
+                let base = (audio as NSString).deletingPathExtension
+                return AudioFileFormat.allCases.filter { $0 != .wav }.map { "\(base).\($0.rawValue)" }.filter(store.exists)
+            }
+            results.files?.encodings = present.isEmpty ? nil : present
+        }
+        return results
     }
 
 }

@@ -29,9 +29,13 @@ public struct TableReadRequest: Codable, Sendable, Hashable {
     public var linesPerJob: Int
     /// Priority of every job of the production.
     public var priority: JobPriority
+    /// Files to deliver besides the WAV master (nil: only the WAV; older requests have none).
+    public var formats: [AudioFileFormat]?
 
     public init(sourcePath: String, sourceName: String, format: String? = nil, cast: CastOverrides = CastOverrides(),
-                announceCharacters: Bool = false, linesPerJob: Int = 1, priority: JobPriority = .normal) {
+                announceCharacters: Bool = false, linesPerJob: Int = 1, priority: JobPriority = .normal,
+                formats: [AudioFileFormat]? = nil) {
+        self.formats = formats
         self.sourcePath = sourcePath
         self.sourceName = sourceName
         self.format = format

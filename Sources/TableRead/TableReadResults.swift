@@ -37,6 +37,8 @@ public struct TableReadResults: Codable, Sendable, Hashable {
         public var subtitles: String
         public var chapters: String
         public var report: String
+        /// The MP3 and M4B asked for and present on the volume.
+        public var encodings: [String]?
     }
     /// A job that did not succeed.
     public struct Failure: Codable, Sendable, Hashable {

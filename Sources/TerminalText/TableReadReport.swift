@@ -17,6 +17,7 @@ public struct TableReadReport {
             print("  subtitles   \(path(files.subtitles))")
             print("  chapters    \(path(files.chapters))")
             print("  report      \(path(files.report))")
+            for encoded in files.encodings ?? [] { print("  \((encoded as NSString).pathExtension.padding(toLength: 11, withPad: " ", startingAt: 0)) \(path(encoded))") }
         }
         if let spoken = r.spokenLines, let missing = r.missingLines {
             print("  lines       \(spoken) spoken" + (missing > 0 ? ", \(missing) missing (see the report)" : ""))
@@ -56,6 +57,7 @@ public struct TableReadReport {
             print("  subtitles   \(path(files.subtitles))")
             print("  chapters    \(path(files.chapters))")
             print("  report      \(path(files.report))")
+            for encoded in files.encodings ?? [] { print("  \((encoded as NSString).pathExtension.padding(toLength: 11, withPad: " ", startingAt: 0)) \(path(encoded))") }
             var audio = "audio       " + TableReadResults.clock(r.audioSeconds ?? 0)
             if let peak = r.peakDBFS { audio += String(format: ", peak %.1f dBFS", peak) }
             if let rms = r.rmsDBFS { audio += String(format: ", RMS %.1f dBFS", rms) }

@@ -40,6 +40,7 @@ struct TableReadCLITests {
             ("a missing cast file", [Self.example, "--cast", dir.appendingPathComponent("none.yaml").path], "cannot read cast file"),
             ("an unknown provider", [Self.example, "--provider", "no-such-provider"], "unknown voice provider 'no-such-provider'"),
             ("zero lines per job", [Self.example, "--lines-per-job", "0"], "--lines-per-job must be between 1 and 100"),
+            ("an unknown format", [Self.example, "--formats", "wav,flac"], "unknown format 'flac' in --formats (wav, mp3, m4b)"),
         ]
         for (what, arguments, text) in cases {
             let output = try await RepartoProcess.run(["submit"] + arguments, environment: run.environment)

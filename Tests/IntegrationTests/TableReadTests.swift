@@ -232,6 +232,55 @@ struct TableReadTests {
         try await pipeline.stop()
     }
 
+    /// MP3 and M4B next to the WAV: the title page's title and author as tags, one chapter per
+    /// scene, the WAV's duration (read back by ffprobe, not by the encoder).
+    @Test func mp3AndM4BCarryTheTitlePageAndTheScenesAsChapters() async throws {
+        let pipeline = try await Pipeline.start()
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-formats-\(UUID().uuidString).fountain")
+        try Data("""
+            Title: Night Ferry
+            Author: Ana Ortiz
+
+            INT. CABIN - NIGHT
+
+            Rain on the porthole.
+
+            LENA
+            We dock at six.
+
+            EXT. DECK - NIGHT
+
+            MARCO
+            Not in this weather.
+
+            INT. BRIDGE - DAWN
+
+            LENA
+            Then we wait.
+
+            """.utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let id = try await pipeline.tableReads.submit(file: script, options: .init(formats: [.wav, .mp3, .m4b]))
+        let results = try await pipeline.finish(id)
+        #expect(results.state == "completed", "\(results.failures)")
+        let files = try #require(results.files)
+        let base = "productions/\(id.uuidString.lowercased())/table-read"
+        #expect(files.encodings == ["\(base).mp3", "\(base).m4b"])
+        let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(files.report))
+        #expect(report.encodingErrors == [], "\(report.encodingErrors ?? [])")
+        for encoded in files.encodings ?? [] {
+            let probe = try await FFprobe.read(pipeline.root.appendingPathComponent(encoded).path)
+            #expect(probe.title == "Night Ferry" && probe.artist == "Ana Ortiz", "\(encoded)")
+            #expect(probe.chapters == ["INT. CABIN - NIGHT", "EXT. DECK - NIGHT", "INT. BRIDGE - DAWN"], "\(encoded)")
+            #expect(abs(probe.duration - (results.audioSeconds ?? 0)) < 0.15, "\(encoded): \(probe.duration)")
+        }
+        let metadata = try JSONSerialization.jsonObject(
+            with: try pipeline.file("productions/\(id.uuidString.lowercased())/metadata.json")) as? [String: Any]
+        let recorded = try #require(metadata?["files"] as? [String: Any])
+        #expect(Set(recorded.keys).isSuperset(of: ["table-read.mp3", "table-read.m4b"]))
+        try await pipeline.stop()
+    }
+
     /// A Final Draft export's dual dialogue (a `<DualDialogue>` inside a paragraph) is spoken —
     /// both speakers, each line once — and what the parser warned about reaches the report.
     @Test func aFinalDraftExportSpeaksItsDualDialogueAndReportsParseWarnings() async throws {
@@ -367,5 +416,33 @@ enum EBUR128Meter {
             throw MeterError(description: "no ebur128 summary from ffmpeg (status \(process.terminationStatus))")
         }
         return Reading(integratedLUFS: integrated, truePeakDBTP: peak)
+    }
+}
+
+/// ffprobe's view of an encoded file: tags, chapter titles, duration.
+enum FFprobe {
+    struct Probe: Sendable {
+        var title: String?
+        var artist: String?
+        var chapters: [String]
+        var duration: Double
+    }
+
+    static func read(_ path: String) async throws -> Probe {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = try await BlockingWork.run { output.fileHandleForReading.readDataToEndOfFile() }
+        await RepartoProcess.waitForExit(process)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let format = object["format"] as? [String: Any] ?? [:]
+        let tags = format["tags"] as? [String: String] ?? [:]
+        let chapters = (object["chapters"] as? [[String: Any]] ?? []).compactMap { ($0["tags"] as? [String: String])?["title"] }
+        return Probe(title: tags["title"], artist: tags["artist"], chapters: chapters,
+                     duration: Double(format["duration"] as? String ?? "") ?? -1)
     }
 }

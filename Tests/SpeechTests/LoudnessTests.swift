@@ -45,10 +45,10 @@ struct LoudnessTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let fake = directory.appendingPathComponent("ffmpeg")
         try Data("#!/bin/sh\n".utf8).write(to: fake)
-        #expect(LoudnessNormalizer.locate(environment: ["PATH": directory.path]) == nil, "not executable")
+        #expect(FFmpegTool.locate(environment: ["PATH": directory.path]) == nil, "not executable")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
-        #expect(LoudnessNormalizer.locate(environment: ["PATH": "/nonexistent:\(directory.path)"])?.ffmpeg.path == fake.path)
-        #expect(LoudnessNormalizer.locate(environment: ["PATH": directory.path, "REPARTO_FFMPEG": "/nonexistent/ffmpeg"]) == nil)
+        #expect(FFmpegTool.locate(environment: ["PATH": "/nonexistent:\(directory.path)"])?.executable.path == fake.path)
+        #expect(FFmpegTool.locate(environment: ["PATH": directory.path, "REPARTO_FFMPEG": "/nonexistent/ffmpeg"]) == nil)
     }
 
     /// Streaming a file gives the levels that reading it whole gives, past a chunk before `data`.
@@ -71,5 +71,35 @@ struct LoudnessTests {
         #expect(streamed == whole)
         #expect(abs(streamed.duration - 3) < 1e-9)
         #expect(throws: WAVError.self) { try AudioLevels(wavFileAt: "/nonexistent.wav") }
+    }
+}
+
+@Suite("Audio tags as an ffmpeg metadata file", .timeLimit(.minutes(1)))
+struct AudioTagsTests {
+    @Test func specialCharactersAreEscapedAndChaptersAreInMilliseconds() {
+        let tags = AudioTags(title: "A=B; C#1 \\ D", artist: "Ana\nOrtiz", chapters: [
+            .init(title: "INT. CABIN - NIGHT", start: 0.25, end: 12.5),
+            .init(title: "empty", start: 3, end: 3),
+            .init(title: "EXT. DECK", start: 12.5, end: 20.0004),
+        ])
+        #expect(tags.ffmetadata == """
+            ;FFMETADATA1
+            title=A\\=B\\; C\\#1 \\\\ D
+            artist=Ana\\
+            Ortiz
+
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=250
+            END=12500
+            title=INT. CABIN - NIGHT
+
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=12500
+            END=20000
+            title=EXT. DECK
+
+            """)
     }
 }
