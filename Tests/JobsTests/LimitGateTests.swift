@@ -60,31 +60,9 @@ struct LimitGateTests {
             for _ in 0..<Int.random(in: 1...4, using: &generator) { pending.append((clock, .init(id: UUID()))) }
         }
         let arrivals = pending.count
-        var starts: [Date] = []
-        while !pending.isEmpty {
-            pending.sort { $0.at < $1.at }
-            let next = pending.removeFirst()
-            switch gate.admit(next.request, at: next.at) {
-            case .run:
-                starts.append(next.at)
-                gate.running -= 1  // instant jobs: concurrency plays no part here
-            case .wait(let until, let reserved):
-                #expect(until > next.at)
-                var request = next.request
-                request.reserved = reserved
-                pending.append((until, request))
-            }
-        }
+        let (starts, _) = admitAll(&gate, pending) { $0 }
         #expect(starts.count == arrivals, "every arrival started")
-        starts.sort()
-        for (index, start) in starts.enumerated() {
-            for interval in [1.0 / rate, 1.0, 5.0] {
-                let end = start.addingTimeInterval(interval)
-                let inside = starts[index...].prefix { $0 <= end }.count
-                #expect(Double(inside) <= burst + rate * interval + 1e-6,
-                        "\(inside) starts in \(interval) s from \(start.timeIntervalSince(t0)) at \(rate)/s burst \(burst)")
-            }
-        }
+        expectAtMostBurstPlusRate(starts, rate: rate, burst: burst, over: [1.0 / rate, 1.0, 5.0])
     }
 
     /// Reserved jobs that come back late — a slow relay or a busy database delivers a whole
@@ -94,8 +72,23 @@ struct LimitGateTests {
     func lateReturnersCannotStartTogether(rate: Double, burst: Double) {
         var generator = SeededGenerator(state: UInt64(rate * 7 + burst))
         var gate = gate(rate: rate, burst: burst)
-        var pending: [(at: Date, request: LimitGate.Request)] = (0..<Int(rate * 10)).map { _ in (t0, .init(id: UUID())) }
+        let pending: [(at: Date, request: LimitGate.Request)] = (0..<Int(rate * 10)).map { _ in (t0, .init(id: UUID())) }
         let arrivals = pending.count
+        // Back late: up to 20 slots, so runs of returners arrive together.
+        let (starts, redeferred) = admitAll(&gate, pending) { until in
+            until.addingTimeInterval(Double.random(in: 0...(20 / rate), using: &generator))
+        }
+        #expect(starts.count == arrivals, "every arrival started")
+        #expect(redeferred > 0, "late returners found the starts bucket empty and waited again")
+        expectAtMostBurstPlusRate(starts, rate: rate, burst: burst, over: [0.0, 1.0 / rate, 1.0, 5.0])
+    }
+
+    /// Runs every pending arrival through the gate as instant jobs (concurrency plays no part), a
+    /// deferred one coming back when `returns` says; the start times, sorted, and how many
+    /// reserved jobs were deferred again.
+    private func admitAll(_ gate: inout LimitGate, _ arrivals: [(at: Date, request: LimitGate.Request)],
+                          returns: (Date) -> Date) -> (starts: [Date], redeferred: Int) {
+        var pending = arrivals
         var starts: [Date] = []
         var redeferred = 0
         while !pending.isEmpty {
@@ -106,21 +99,24 @@ struct LimitGateTests {
                 starts.append(next.at)
                 gate.running -= 1
             case .wait(let until, let reserved):
+                #expect(until > next.at)
                 if next.request.reserved { redeferred += 1 }
                 var request = next.request
                 request.reserved = reserved
-                // Back late: up to 20 slots, so runs of returners arrive together.
-                pending.append((until.addingTimeInterval(Double.random(in: 0...(20 / rate), using: &generator)), request))
+                pending.append((returns(until), request))
             }
         }
-        #expect(starts.count == arrivals, "every arrival started")
-        #expect(redeferred > 0, "late returners found the starts bucket empty and waited again")
-        starts.sort()
+        return (starts.sorted(), redeferred)
+    }
+
+    /// At most burst + rate × T starts in any window of each length T from a start.
+    private func expectAtMostBurstPlusRate(_ starts: [Date], rate: Double, burst: Double, over intervals: [Double]) {
         for (index, start) in starts.enumerated() {
-            for interval in [0.0, 1.0 / rate, 1.0, 5.0] {
+            for interval in intervals {
                 let end = start.addingTimeInterval(interval)
                 let inside = starts[index...].prefix { $0 <= end }.count
-                #expect(Double(inside) <= burst + rate * interval + 1e-6, "\(inside) starts in \(interval) s at \(rate)/s burst \(burst)")
+                #expect(Double(inside) <= burst + rate * interval + 1e-6,
+                        "\(inside) starts in \(interval) s from \(start.timeIntervalSince(t0)) at \(rate)/s burst \(burst)")
             }
         }
     }
