@@ -9,6 +9,7 @@ public enum OpsView: String, CaseIterable, Sendable {
     case throughput
     case limits
     case pauses
+    case schedules
 
     /// The view's rows (most recent or most relevant first), capped at `limit`.
     public func rows(limit: Int = 50, on client: PostgresClient) async throws -> PostgresResult {
@@ -21,6 +22,7 @@ public enum OpsView: String, CaseIterable, Sendable {
         case .throughput: order = "ORDER BY minute DESC, kind"
         case .limits: order = "ORDER BY name"
         case .pauses: order = "ORDER BY scope, name"
+        case .schedules: order = "ORDER BY name"
         }
         // The view name comes from this enum, never from input.
         return try await client.query("SELECT * FROM ops.\(rawValue) \(order) LIMIT $1", [limit])

@@ -80,6 +80,11 @@ struct SchedulesTests {
         let coordinator = cluster.startCoordinator()
         try await cluster.wait(for: "the witness to fire") { try await record("witness", in: cluster).lastJobID != nil }
         #expect(try await ticks("held", in: cluster).isEmpty, "paused: nothing enqueued")
+        // What `reparto status` shows (ops.schedules).
+        let shown = try await OpsView.schedules.rows(on: cluster.postgres)
+        #expect(shown.map { [$0.string("name"), $0.string("cadence"), $0.string("state")] }
+                == [["held", "every 1 s", "paused"], ["witness", "every 3600 s", "active"]])
+        #expect(shown.last?.string("last_job_id") != nil, "the witness's job")
 
         let resumed = try await cluster.client.resumeSchedule(named: "held")
         let now = try #require(try await cluster.postgres.query("SELECT now() AS now").first?.date("now"))
