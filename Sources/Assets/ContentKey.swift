@@ -63,11 +63,12 @@ extension AssetStore {
     ) async throws -> (record: AssetRecord, reused: Bool) {
         let relative = key.relativePath(fileExtension: fileExtension)
         // Claimed (under the key's lock), existing content is safe from a sweep for its grace.
-        if try await Self.offPool({ try claimBlocking(relative) }),
-           let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
+        if try await claim(relative), let record = try await existingRecord(relative, mimeType: mimeType) { return (record, true) }
+        // The same lock a claim and a sweep's removal take (`<dir>/.<digest>.lock`).
         let (directory, lockPath) = try await Self.offPool { () throws -> (String, String) in
-            let (directory, _) = try prepareParent(relative)
-            return (directory, directory + "/.\(key.digest).lock")
+            let (directory, name) = try prepareParent(relative)
+            guard let lock = Self.lockPath(of: directory + "/" + name) else { throw AssetError.invalidName(relative) }
+            return (directory, lock)
         }
         let fd = try await Self.offPool { try AtomicFile.lock(lockPath, relative: relative) }
         defer { AtomicFile.unlock(fd) }  // LOCK_UN and close do not block
