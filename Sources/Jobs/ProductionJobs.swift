@@ -56,6 +56,13 @@ public enum ProductionJobs {
     public static func unsuccessfulJobs(production: UUID, kind: String, on connection: PostgresConnection) throws -> [FinishedJob] {
         try JobStore.unsuccessfulJobs(production: production, kind: kind, on: connection)
     }
+
+    /// The production's jobs of `kind` in any of `states`, with their parameters: finished ones in
+    /// the order they finished, then the others in the order they were created.
+    @available(*, noasync)
+    public static func jobs(production: UUID, kind: String, states: [JobState], on connection: PostgresConnection) throws -> [FinishedJob] {
+        try JobStore.jobs(production: production, kind: kind, states: states, on: connection)
+    }
 }
 
 /// A production's row, as ``ProductionJobs/production(_:on:)`` reads it.
@@ -95,7 +102,7 @@ public struct JobFailure: Sendable, Equatable {
 
 }
 
-/// A finished job with its parameters, as ``ProductionJobs/unsuccessfulJobs(production:kind:on:)`` reads it.
+/// A job of a production with its state and parameters, as ``ProductionJobs/jobs(production:kind:states:on:)`` reads it.
 public struct FinishedJob: Sendable, Equatable {
     public var id: UUID
     public var state: JobState

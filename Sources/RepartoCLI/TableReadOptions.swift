@@ -17,6 +17,8 @@ struct TableReadOptions: ParsableArguments {
     @Option(help: "Speakable lines per generate job (1 to 100).") var linesPerJob: Int = 1
     @Option(help: "Production name (default: the file name).") var name: String?
     @Option(help: "Files to deliver: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
+    @Option(help: "Read only these scenes, e.g. 3-7 or 2,5,9-11 (numbered from 1).") var scenes: String?
+    @Option(help: "Read only these characters' lines and the cue before each, e.g. ISOLDE,DEV.") var characters: String?
 
     /// The submission options, with the cast file and the flags merged (flags win).
     /// - Parameter configuration: the merged view the speech providers are configured from.
@@ -27,15 +29,15 @@ struct TableReadOptions: ParsableArguments {
                 throw CLIError("\(cast): \(error.description)")
             }
         }
-        var characters: [String: String] = [:]
+        var characterVoices: [String: String] = [:]
         for pair in voices {
             guard let eq = pair.firstIndex(of: "="), !pair[..<eq].isEmpty, !pair[pair.index(after: eq)...].isEmpty else {
                 throw CLIError("--voice takes NAME=VOICE, not '\(pair)'")
             }
-            characters[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+            characterVoices[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
         }
         overrides = overrides.merging(CastOverrides(provider: provider, language: language, narrator: narrator,
-                                                    characters: characters))
+                                                    characters: characterVoices))
         let registry = VoiceProviderRegistry.standard(environment: configuration.variables)
         do { _ = try registry.provider(overrides.provider) } catch { throw CLIError(error.description) }
         guard (1...100).contains(linesPerJob) else { throw CLIError("--lines-per-job must be between 1 and 100") }
@@ -45,7 +47,14 @@ struct TableReadOptions: ParsableArguments {
             }
             return format
         }
+        var scope: TableReadScope?
+        do {
+            if let scenes { scope = TableReadScope(scenes: try TableReadScope.scenes(parsing: scenes)) }
+            if let characters { scope = TableReadScope(scenes: scope?.scenes, characters: try TableReadScope.characters(parsing: characters)) }
+        } catch {
+            throw CLIError("--\(error.description)")
+        }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name, formats: formats)
+                                       linesPerJob: linesPerJob, name: name, formats: formats, scope: scope)
     }
 }

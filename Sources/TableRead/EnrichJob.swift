@@ -67,7 +67,8 @@ public struct EnrichJob: JobParameters {
         } catch let error as SpeechError where !error.isRetryable {
             throw JobError.permanent("enrich: casting failed: \(error.description)")
         }
-        let lines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters)
+        let allLines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters)
+        let lines = try request.scope.map { try Self.scoped(allLines, to: $0, analysis: analysis, document: document) } ?? allLines
         context.logger.debug("enriched production", metadata: [
             "characters": "\(analysis.characters.count)", "scenes": "\(analysis.scenes.count)", "lines": "\(lines.count)",
         ])
@@ -91,6 +92,20 @@ public struct EnrichJob: JobParameters {
         return Result(characters: analysis.characters.count, scenes: analysis.scenes.count, lines: lines.count,
                       pageCount: analysis.pageCount, estimatedSeconds: analysis.estimatedSeconds,
                       provider: cast.provider, language: cast.language)
+    }
+
+    /// The lines `scope` selects.
+    /// - Throws: a permanent ``JobError`` when the scope does not fit the script or selects nothing.
+    static func scoped(_ lines: [TableReadLine], to scope: TableReadScope, analysis: ScriptAnalysis,
+                       document: ScreenplayDocument) throws -> [TableReadLine] {
+        do {
+            try scope.validate(sceneCount: analysis.scenes.count, known: CastingDirector.characters(of: document))
+        } catch {
+            throw JobError.permanent("enrich: \(error.description)")
+        }
+        let selected = scope.select(lines, scene: \.sceneIndex, speaker: \.speaker)
+        guard !selected.isEmpty else { throw JobError.permanent("enrich: \(TableReadScopeError.nothingSelected(scope))") }
+        return selected
     }
 
     /// The speakable lines of `document` with the voice of each and the content key of its audio.

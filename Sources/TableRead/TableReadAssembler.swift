@@ -23,6 +23,8 @@ public struct TableReadOutputs: Codable, Sendable, Hashable {
     public var truePeakDBTP: Double?
     /// `table-read.mp3`, `table-read.m4b`: the formats asked for besides the WAV.
     public var encodings: [AssetRecord] = []
+    /// Lines whose audio is silent or clipped.
+    public var flagged: [TableReadReport.FlaggedLine] = []
 }
 
 /// The contents of `report.json`.
@@ -34,6 +36,14 @@ public struct TableReadReport: Codable, Sendable, Hashable {
         public var speaker: String
         public var text: String
         public var reason: String
+    }
+    /// A line whose audio is in the read but sounds wrong (silent, clipped).
+    public struct FlaggedLine: Codable, Sendable, Hashable {
+        public var chapterIndex: Int
+        public var orderIndex: Int
+        public var speaker: String
+        public var text: String
+        public var defects: [AudioDefect]
     }
     public var productionID: UUID
     public var source: String
@@ -55,6 +65,8 @@ public struct TableReadReport: Codable, Sendable, Hashable {
     /// The encoded files (MP3, M4B), and why any asked for is missing.
     public var encodings: [String]?
     public var encodingErrors: [String]?
+    /// Lines whose audio is silent or clipped (nil in reports written before this was checked).
+    public var flagged: [FlaggedLine]?
 }
 
 /// How loud the table read is: normalized to `targetLUFS` with the true peak at most
@@ -106,7 +118,7 @@ struct TableReadAssembler {
         var documentID: UUID?
         var sourceName: String
         var lines: [AssemblyLine]
-        /// Why a line has no audio, by ``TableReadRows/failureKey(text:voice:)``.
+        /// Why a line has no audio, by content key.
         var failures: [String: String]
         var sceneHeadings: [Int: String]
         var parseWarnings: [ParseWarning] = []
@@ -139,7 +151,7 @@ struct TableReadAssembler {
             let line = item.line
             let hasAudio = item.filePath != nil && item.durationSeconds != nil
             if !hasAudio {
-                reportMissing(line, input.failures[TableReadRows.failureKey(text: line.text, voice: line.voice)]
+                reportMissing(line, input.failures[line.contentKey]
                               ?? "no audio was generated for this line")
             }
             byKey["\(line.chapterIndex)/\(line.orderIndex)"] = item
@@ -154,6 +166,7 @@ struct TableReadAssembler {
         var format: WAVFormat?
         var framesWritten = 0
         var placed: [TableReadTimeline.Cue] = []
+        var flagged: [TableReadReport.FlaggedLine] = []
         var energy = 0.0
         var peak: Double?
         try writer.append(WAVWriter.header(format: Self.fallbackFormat, dataLength: 0))
@@ -170,6 +183,13 @@ struct TableReadAssembler {
             }
             let target = format ?? bodyFormat
             format = target
+            if target.encoding == .integer, target.bitsPerSample == 16 {
+                let defects = AudioDefect.detect(pcm16: body)
+                if !defects.isEmpty {
+                    flagged.append(.init(chapterIndex: item.line.chapterIndex, orderIndex: item.line.orderIndex,
+                                         speaker: item.line.speaker, text: item.line.text, defects: defects))
+                }
+            }
             let startFrame = max(framesWritten, Int((cue.start * Double(target.sampleRate)).rounded()))
             try Self.appendSilence(frames: startFrame - framesWritten, format: target, to: writer)
             try writer.append(body)
@@ -207,13 +227,13 @@ struct TableReadAssembler {
             productionID: input.productionID, source: input.sourceName, documentID: input.documentID, lines: input.lines.count,
             spokenLines: placed.count, missing: missing, durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
             audioPath: audio.path, subtitlesPath: subtitles.path, chaptersPath: chapters.path, warnings: input.parseWarnings,
-            loudness: loudness, encodings: encodings.map(\.path), encodingErrors: encodingErrors)
+            loudness: loudness, encodings: encodings.map(\.path), encodingErrors: encodingErrors, flagged: flagged)
         let reportRecord = try folder.writeBlocking(try Self.json(report), name: Self.reportName, mimeType: "application/json")
         let outputs = TableReadOutputs(audio: audio, subtitles: subtitles, chapters: chapters, report: reportRecord,
                                        durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
                                        spokenLines: placed.count, missingLines: missing.count,
                                        loudnessLUFS: loudness.integratedLUFS, truePeakDBTP: loudness.truePeakDBTP,
-                                       encodings: encodings)
+                                       encodings: encodings, flagged: flagged)
         return (outputs, report)
     }
 

@@ -31,11 +31,14 @@ public struct TableReadRequest: Codable, Sendable, Hashable {
     public var priority: JobPriority
     /// Files to deliver besides the WAV master (nil: only the WAV; older requests have none).
     public var formats: [AudioFileFormat]?
+    /// The scenes and characters to read (nil: the whole script).
+    public var scope: TableReadScope?
 
     public init(sourcePath: String, sourceName: String, format: String? = nil, cast: CastOverrides = CastOverrides(),
                 announceCharacters: Bool = false, linesPerJob: Int = 1, priority: JobPriority = .normal,
-                formats: [AudioFileFormat]? = nil) {
+                formats: [AudioFileFormat]? = nil, scope: TableReadScope? = nil) {
         self.formats = formats
+        self.scope = scope
         self.sourcePath = sourcePath
         self.sourceName = sourceName
         self.format = format

@@ -1,6 +1,7 @@
 import Foundation
 import Jobs
 import Postgres
+import Speech
 
 /// The read-side SQL of ``TableReadResults``.
 enum TableReadResultRows {
@@ -43,6 +44,7 @@ enum TableReadResultRows {
                 TableReadResults.Failure(jobID: failure.id, kind: failure.kind, stage: failure.stage,
                                          state: failure.state.rawValue, error: failure.lastError)
             }
+        let request = try? JSONDecoder().decode(TableReadRequest.self, from: production.parameters)
         return TableReadResults(
             productionID: id, name: production.name, state: production.state, stage: production.stage,
             source: row.string("source_name") ?? "", documentID: row.uuid("document_id"), provider: row.string("provider"),
@@ -52,6 +54,35 @@ enum TableReadResultRows {
             rmsDBFS: row.double("rms_dbfs"), loudnessLUFS: row.double("loudness_lufs"), truePeakDBTP: row.double("true_peak_dbtp"),
             spokenLines: row.int("spoken_lines"), missingLines: row.int("missing_lines"),
             stages: stages, characters: characters, scenes: scenes, failures: failures,
-            warnings: try row.uuid("document_id").map { try DocumentRows.warnings($0, on: connection) } ?? [])
+            warnings: try row.uuid("document_id").map { try DocumentRows.warnings($0, on: connection) } ?? [],
+            scope: request?.scope,
+            lines: try lines(id, rulesVersion: row.int("rules_version"), productionEnded: production.state != "running",
+                             on: connection))
+    }
+
+    /// The production's lines with the status of each: complete when its audio exists, else what
+    /// the generate jobs carrying it say (``TableReadLineStatus/of(hasAudio:jobs:productionEnded:)``).
+    static func lines(_ id: UUID, rulesVersion: Int?, productionEnded: Bool,
+                      on connection: PostgresConnection) throws -> [TableReadResults.Line] {
+        let jobs = try TableReadRows.generateJobStates(id, on: connection)
+        return try connection.query("""
+            SELECT l.chapter_index, l.order_index, l.scene_index, l.speaker, l.text, l.provider, l.voice, l.content_key,
+                   array_to_string(l.audio_defects, ',') AS defects, g.duration_seconds,
+                   (g.content_key IS NOT NULL AND g.file_path IS NOT NULL) AS has_audio
+            FROM production_lines l LEFT JOIN generated_content g ON g.content_key = l.content_key
+            WHERE l.production_id = $1
+            ORDER BY l.chapter_index, l.order_index
+            """, [id]).map { r in
+                let key = r.string("content_key") ?? ""
+                let (status, error) = TableReadLineStatus.of(hasAudio: r.bool("has_audio") ?? false, jobs: jobs[key] ?? [],
+                                                             productionEnded: productionEnded)
+                let defects = (r.string("defects") ?? "").split(separator: ",").compactMap { AudioDefect(rawValue: String($0)) }
+                return TableReadResults.Line(
+                    chapterIndex: r.int("chapter_index") ?? 0, orderIndex: r.int("order_index") ?? 0,
+                    sceneIndex: r.int("scene_index"), speaker: r.string("speaker") ?? "", text: r.string("text") ?? "",
+                    provider: r.string("provider") ?? "", voice: r.string("voice") ?? "", contentKey: key, status: status,
+                    error: error, durationSeconds: r.double("duration_seconds"), defects: defects.isEmpty ? nil : defects,
+                    rulesVersion: rulesVersion)
+            }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Screenplay
+import Speech
 
 /// Everything known about a table read: progress per stage, the script's facts, the outputs and
 /// the failures. What `reparto results` shows (`--json` prints this structure).
@@ -49,6 +50,28 @@ public struct TableReadResults: Codable, Sendable, Hashable {
         public var error: String?
     }
 
+    /// One speakable line and where its audio stands.
+    public struct Line: Codable, Sendable, Hashable {
+        public var chapterIndex: Int
+        public var orderIndex: Int
+        /// 1-based, nil before the first scene heading.
+        public var sceneIndex: Int?
+        /// `narrator` or the character's normalized name.
+        public var speaker: String
+        public var text: String
+        public var provider: String
+        public var voice: String
+        public var contentKey: String
+        public var status: TableReadLineStatus
+        /// Why it failed, or the last error of the retry it waits for.
+        public var error: String?
+        public var durationSeconds: Double?
+        /// What the assembler heard wrong in its audio (nil: nothing, or not assembled yet).
+        public var defects: [AudioDefect]?
+        /// The version of the speakable rules that made the line (``SpeakableRules/version``).
+        public var rulesVersion: Int?
+    }
+
     public var productionID: UUID
     public var name: String
     /// running, completed, completed_with_failures or cancelled.
@@ -78,6 +101,15 @@ public struct TableReadResults: Codable, Sendable, Hashable {
     public var failures: [Failure]
     /// What the parser warned about when it read the script; empty for a clean script.
     public var warnings: [ParseWarning]
+    /// The scenes and characters read (nil: the whole script).
+    public var scope: TableReadScope?
+    /// Every speakable line of the read, in script order (empty before the enrich stage).
+    public var lines: [Line]
+
+    /// How many lines are in each status.
+    public var lineStatusCounts: [TableReadLineStatus: Int] {
+        lines.reduce(into: [:]) { $0[$1.status, default: 0] += 1 }
+    }
 }
 
 extension TableReadResults {

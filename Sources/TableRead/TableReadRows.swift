@@ -136,10 +136,10 @@ enum TableReadRows {
             """, [castOwner(productionID), cast.provider, cast.language, cast.narrator, try PostgresJSON(encoding: cast.characters)])
         try connection.query("""
             UPDATE table_reads SET provider = $2, language = $3, page_count = $4, estimated_seconds = $5,
-                word_count = $6, line_count = $7
+                word_count = $6, line_count = $7, rules_version = $8
             WHERE production_id = $1
             """, [productionID, cast.provider, cast.language, analysis.pageCount, analysis.estimatedSeconds,
-                  analysis.wordCount, lines.count])
+                  analysis.wordCount, lines.count, SpeakableRules.version])
     }
 
     /// The file of every content key in `keys` that has a `generated_content` row.
@@ -178,26 +178,29 @@ enum TableReadRows {
             }
     }
 
-    /// Why generation failed, by (text, voice): the last error of each dead or cancelled
-    /// `generate` job of the production.
-    static func generationFailures(_ productionID: UUID, on connection: PostgresConnection) throws -> [String: String] {
-        /// The part of a ``GenerateJob``'s parameters this needs; tolerant of anything else.
-        struct Items: Decodable {
-            struct Item: Decodable { var text: String?; var voice: String? }
-            var items: [Item]?
-        }
-        var reasons: [String: String] = [:]
-        for job in try ProductionJobs.unsuccessfulJobs(production: productionID, kind: GenerateJob.kind, on: connection) {
-            let items = (try? JSONDecoder().decode(Items.self, from: job.parameters))?.items ?? []
-            for item in items {
-                let key = failureKey(text: item.text ?? "", voice: item.voice ?? "")
-                reasons[key] = job.state == .cancelled ? "cancelled" : (job.lastError ?? "generation failed")
+    /// The states and last errors of the production's unfinished or unsuccessful `generate`
+    /// jobs, by the content key of each line they carry (oldest job first).
+    static func generateJobStates(_ productionID: UUID, on connection: PostgresConnection) throws -> [String: [(state: JobState, error: String?)]] {
+        var states: [String: [(state: JobState, error: String?)]] = [:]
+        let jobs = try ProductionJobs.jobs(production: productionID, kind: GenerateJob.kind,
+                                           states: JobState.allCases.filter { $0 != .succeeded }, on: connection)
+        for job in jobs {
+            guard let parameters = try? JSONDecoder().decode(GenerateJob.self, from: job.parameters) else { continue }
+            for item in parameters.items {
+                states[item.contentKey.description, default: []].append((job.state, job.lastError))
             }
         }
-        return reasons
+        return states
     }
 
-    static func failureKey(text: String, voice: String) -> String { voice + "\u{0}" + text }
+    /// Why generation failed, by content key: the last error of each dead or cancelled `generate`
+    /// job of the production.
+    static func generationFailures(_ productionID: UUID, on connection: PostgresConnection) throws -> [String: String] {
+        try generateJobStates(productionID, on: connection).compactMapValues { jobs in
+            guard case (.failed, let reason) = TableReadLineStatus.of(hasAudio: false, jobs: jobs, productionEnded: true) else { return nil }
+            return reason
+        }
+    }
 
     /// Scene headings by scene index.
     static func sceneHeadings(_ productionID: UUID, on connection: PostgresConnection) throws -> [Int: String] {
@@ -220,6 +223,17 @@ enum TableReadRows {
             """, [productionID, outputs.audio.path, outputs.subtitles.path, outputs.chapters.path, outputs.report.path,
                   outputs.durationSeconds, outputs.peakDBFS, outputs.rmsDBFS, outputs.spokenLines, outputs.missingLines,
                   outputs.loudnessLUFS, outputs.truePeakDBTP])
+        try connection.query("""
+            UPDATE production_lines SET audio_defects = NULL WHERE production_id = $1 AND audio_defects IS NOT NULL
+            """, [productionID])
+        if !outputs.flagged.isEmpty {
+            try connection.query("""
+                UPDATE production_lines l SET audio_defects = string_to_array(f.defects, ',')
+                FROM unnest($2::int[], $3::int[], $4::text[]) AS f(chapter_index, order_index, defects)
+                WHERE l.production_id = $1 AND l.chapter_index = f.chapter_index AND l.order_index = f.order_index
+                """, [productionID, outputs.flagged.map(\.chapterIndex), outputs.flagged.map(\.orderIndex),
+                      outputs.flagged.map { $0.defects.map(\.rawValue).joined(separator: ",") }])
+        }
         let owner = castOwner(productionID)
         try connection.query("""
             DELETE FROM generated_content WHERE owner_kind = 'identifier' AND owner_id = $1

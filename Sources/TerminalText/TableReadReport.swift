@@ -51,6 +51,8 @@ public struct TableReadReport {
         if let provider = r.provider {
             print("voices      \(provider), language \(r.language ?? "?"), narrator \(r.narratorVoice ?? "?")")
         }
+        if let scope = r.scope { print("scope       \(scope)") }
+        if let statuses = lineStatuses(r) { print("lines       \(statuses)") }
         if let files = r.files {
             print("files")
             print("  table read  \(path(files.audio))")
@@ -80,6 +82,13 @@ public struct TableReadReport {
                 print("  \(s.index). \(s.heading)  [\(s.setting ?? "-") · \(s.location) · \(s.timeOfDay ?? "-")]  \(eighths) pg")
             }
         }
+        let flagged = r.lines.filter { $0.defects != nil }
+        if !flagged.isEmpty {
+            print("audio to check")
+            for line in flagged {
+                print("  \(line.chapterIndex)/\(line.orderIndex) \(line.speaker): \((line.defects ?? []).map(\.rawValue).joined(separator: ", ")) — \(line.text.prefix(60))")
+            }
+        }
         if !r.warnings.isEmpty {
             print("parse warnings")
             for w in r.warnings { print("  \(w)") }
@@ -91,6 +100,14 @@ public struct TableReadReport {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `30 complete, 2 failed` in status order; nil before the lines exist.
+    private func lineStatuses(_ r: TableReadResults) -> String? {
+        let counts = r.lineStatusCounts
+        guard !counts.isEmpty else { return nil }
+        return TableReadLineStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+            .joined(separator: ", ")
     }
 
     private func path(_ relative: String) -> String { assetsRoot.appendingPathComponent(relative).path }

@@ -41,6 +41,9 @@ struct TableReadCLITests {
             ("an unknown provider", [Self.example, "--provider", "no-such-provider"], "unknown voice provider 'no-such-provider'"),
             ("zero lines per job", [Self.example, "--lines-per-job", "0"], "--lines-per-job must be between 1 and 100"),
             ("an unknown format", [Self.example, "--formats", "wav,flac"], "unknown format 'flac' in --formats (wav, mp3, m4b)"),
+            ("a scene range backwards", [Self.example, "--scenes", "7-3"], "--scenes '7-3': expected scene numbers and ranges"),
+            ("scenes the script lacks", [Self.example, "--scenes", "2-9"], "scenes 2-9: the script has 4 scenes"),
+            ("a character who never speaks", [Self.example, "--characters", "margot,zed"], "no character named ZED speaks in the script"),
         ]
         for (what, arguments, text) in cases {
             let output = try await RepartoProcess.run(["submit"] + arguments, environment: run.environment)

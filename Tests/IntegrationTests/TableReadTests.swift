@@ -162,19 +162,105 @@ struct TableReadTests {
 
             ADA
             And this one is fine again.
+
+            CY
+            SILENCE, then nothing.
+
+            DEE
+            CLIPPED and loud.
             """.write(to: script, atomically: true, encoding: .utf8)
         let id = try await pipeline.tableReads.submit(file: script)
         let results = try await pipeline.finish(id)
         #expect(results.state == "completed_with_failures")
         let generate = try #require(results.stages.first { $0.name == "generate" })
-        #expect(generate.succeeded == 3 && generate.failed == 1)
+        #expect(generate.succeeded == 5 && generate.failed == 1)
         #expect(results.stages.first { $0.name == "assemble" }?.succeeded == 1, "assembly runs with what there is")
-        #expect(results.spokenLines == 3 && results.missingLines == 1)
+        #expect(results.spokenLines == 5 && results.missingLines == 1)
+        // Per line: the poisoned one failed with the provider's reason, every other one is complete.
+        #expect(results.lines.count == 6)
+        for line in results.lines {
+            if line.speaker == "BOB" {
+                #expect(line.status == .failed && (line.error ?? "").contains("poisoned"), "\(line)")
+            } else {
+                #expect(line.status == .complete && line.error == nil && line.provider == "test-voices", "\(line)")
+            }
+            #expect(line.rulesVersion == SpeakableRules.version)
+        }
+        #expect(results.lines.first { $0.speaker == "CY" }?.defects == [.silent])
+        #expect(results.lines.first { $0.speaker == "DEE" }?.defects == [.clipped])
+        #expect(results.lines.filter { $0.defects != nil }.count == 2, "only the silent and the clipped line are flagged")
         let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(try #require(results.files).report))
         let missing = try #require(report.missing.first)
+        #expect(report.flagged?.map(\.speaker).sorted() == ["CY", "DEE"])
         #expect(missing.speaker == "BOB" && missing.text.contains("POISON"))
         #expect(missing.reason.contains("poisoned"), "\(missing.reason)")
         #expect(results.failures.contains { $0.kind == "generate" && $0.state == "dead" && ($0.error ?? "").contains("poisoned") })
+        try await pipeline.stop()
+    }
+
+    @Test func aScopedReadSpeaksOnlyItsScenesOrCharactersAndReusesEveryLine() async throws {
+        let voices = TestVoices()
+        let pipeline = try await Pipeline.start(providers: TestVoices.registry(voices))
+        let script = pipeline.root.appendingPathComponent("scoped-\(UUID().uuidString).fountain")
+        try """
+            INT. LAB - DAY
+
+            ADA
+            First.
+
+            BOB
+            Second.
+
+            EXT. YARD - NIGHT
+
+            BOB
+            Third.
+
+            CY
+            Fourth.
+
+            INT. LAB - LATER
+
+            ADA
+            Fifth.
+
+            CY
+            Sixth.
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let full = try await pipeline.finish(try await pipeline.tableReads.submit(file: script))
+        #expect(full.state == "completed" && full.lines.count == 9 && full.scope == nil)
+        let spoken = await voices.synthesized
+        #expect(spoken == 9)
+
+        // Scenes 2–3: their headings and lines, all reused, so no generate job at all.
+        let scenes = TableReadScope(scenes: [.init(first: 2, last: 3)])
+        let second = try await pipeline.finish(try await pipeline.tableReads.submit(file: script, options: .init(scope: scenes)))
+        #expect(second.state == "completed" && second.scope == scenes)
+        #expect(second.lines.map(\.text) == ["Exterior. Yard. Night.", "Third.", "Fourth.", "Interior. Lab. Later.", "Fifth.", "Sixth."])
+        #expect(second.lines.allSatisfy { $0.status == .complete })
+        #expect(second.spokenLines == 6 && second.missingLines == 0)
+        #expect(second.stages.first { $0.name == "generate" } == nil, "every line was reused")
+        #expect(await voices.synthesized == spoken)
+        let vtt = String(decoding: try pipeline.file(try #require(second.files).subtitles), as: UTF8.self)
+        #expect(vtt.contains("Third.") && !vtt.contains("First.") && !vtt.contains("Second."))
+
+        // BOB: his lines and the line before each run of them.
+        let bob = try await pipeline.finish(try await pipeline.tableReads.submit(
+            file: script, options: .init(scope: TableReadScope(characters: ["bob"]))))
+        #expect(bob.lines.map(\.text) == ["First.", "Second.", "Exterior. Yard. Night.", "Third."])
+        #expect(await voices.synthesized == spoken)
+
+        // A scope the script cannot satisfy is refused at submission: nothing is created.
+        await #expect(throws: TableReadError.invalidOption("scenes 4-5: the script has 3 scenes")) {
+            try await pipeline.tableReads.submit(file: script, options: .init(scope: TableReadScope(scenes: [.init(first: 4, last: 5)])))
+        }
+        await #expect(throws: TableReadError.invalidOption("no character named ZED speaks in the script (its characters: ADA, BOB, CY)")) {
+            try await pipeline.tableReads.submit(file: script, options: .init(scope: TableReadScope(characters: ["zed"])))
+        }
+        let created = try await pipeline.cluster.postgres.withConnection { connection in
+            try connection.query("SELECT count(*) AS n FROM productions WHERE name = $1", [script.lastPathComponent]).first?.int("n")
+        }
+        #expect(created == 3, "the three reads above, and nothing for the refused scopes")
         try await pipeline.stop()
     }
 
@@ -355,7 +441,9 @@ actor TestVoices {
         }
         synthesized += 1
         let seconds = 0.05 + Double(text.count) * 0.002
-        let samples = (0..<Int(seconds * 8000)).map { Float(sin(Double($0) * 0.2) * 0.3) }
+        // SILENCE speaks nothing audible, CLIPPED overdrives the waveform: what the report flags.
+        let amplitude = text.contains("SILENCE") ? 0 : text.contains("CLIPPED") ? 1.6 : 0.3
+        let samples = (0..<Int(seconds * 8000)).map { Float(max(-1, min(1, sin(Double($0) * 0.2) * amplitude))) }
         let audio = PCMAudio(sampleRate: 8000, channels: 1, samples: samples)
         return SynthesizedAudio(data: audio.wavData(), mimeType: "audio/wav", format: .pcm16(sampleRate: 8000), duration: seconds)
     }

@@ -68,10 +68,16 @@ extension JobStore {
 
     @available(*, noasync)
     static func unsuccessfulJobs(production: UUID, kind: String, on connection: PostgresConnection) throws -> [FinishedJob] {
+        try jobs(production: production, kind: kind, states: JobLifecycle.retryable, on: connection)
+    }
+
+    /// The production's jobs of `kind` in `states`, finished ones in the order they finished, then the others by creation.
+    @available(*, noasync)
+    static func jobs(production: UUID, kind: String, states: [JobState], on connection: PostgresConnection) throws -> [FinishedJob] {
         try connection.query("""
             SELECT id, state, last_error, params::text AS params FROM jobs
-            WHERE production_id = $1 AND kind = $2 AND state IN \(JobLifecycle.sqlList(JobLifecycle.retryable))
-            ORDER BY finished_at
+            WHERE production_id = $1 AND kind = $2 AND state IN \(JobLifecycle.sqlList(states))
+            ORDER BY finished_at NULLS LAST, created_at
             """, [production, kind]).compactMap { r in
                 guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
                 return FinishedJob(id: id, state: state, lastError: r.string("last_error"),
