@@ -72,6 +72,24 @@ struct SpeakCommandTests {
         }
     }
 
+    /// A helper's first line is byte for byte what libespeak-ng makes of the text, so a fresh
+    /// helper per line compares the library's reading of a lexicon's `[[phonemes]]` exactly: the
+    /// same as the phonemes typed directly, not the plain word; and its amplitude reaches the engine.
+    @Test func aLexiconsPhonemesReachTheLibraryThroughAHelper() async throws {
+        func speak(_ text: String, volume: Double? = nil) async throws -> Data {
+            let pool = EspeakHelperPool(executable: RepartoProcess.executable, arguments: ["espeak-helper"], size: 1)
+            let provider = EspeakProvider(environment: [:], engine: .library, helpers: pool)
+            return try await provider.synthesize(text: text, voice: "en-us", language: nil, options: .init(volume: volume)).data
+        }
+        let lexicon = try PronunciationLexicon(entries: ["Isolde": .init(respelling: "ee-ZOL-duh", phonemes: "i:z'0ld@")])
+        let spoken = lexicon.spokenText("Isolde, wait.", alphabet: EspeakProvider(environment: [:]).phonemeAlphabet)
+        let withEntry = try await speak(spoken), typed = try await speak("[[i:z'0ld@]], wait."), plain = try await speak("Isolde, wait.")
+        #expect(withEntry == typed)
+        #expect(withEntry != plain)
+        let quiet = try PCMAudio(wav: try await speak("Isolde, wait.", volume: 0.3))
+        #expect(quiet.rmsDBFS < (try PCMAudio(wav: plain)).rmsDBFS - 6)
+    }
+
     @Test func aHelperThatDiesFailsItsLineWithATypedError() async throws {
         let pool = EspeakHelperPool(executable: URL(fileURLWithPath: "/bin/false"), arguments: [], size: 1)
         for _ in 0..<2 {  // started again for the next line, and failing again
