@@ -17,6 +17,7 @@ struct TableReadOptions: ParsableArguments {
     @Option(help: "Speakable lines per generate job (1 to 100).") var linesPerJob: Int = 1
     @Option(help: "Production name (default: the file name).") var name: String?
     @Option(help: "Files to deliver: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
+    @Option(help: "Pronunciation lexicon (YAML or JSON): WORD: respelling, or WORD: {phonemes, alphabet, respelling}.") var lexicon: String?
 
     /// The submission options, with the cast file and the flags merged (flags win).
     /// - Parameter configuration: the merged view the speech providers are configured from.
@@ -46,6 +47,14 @@ struct TableReadOptions: ParsableArguments {
             return format
         }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name, formats: formats)
+                                       linesPerJob: linesPerJob, name: name, formats: formats,
+                                       lexicon: try lexicon.map(Self.loadLexicon))
+    }
+
+    /// The lexicon file at `path`, or one error line naming the file and the first bad entry.
+    static func loadLexicon(_ path: String) throws -> PronunciationLexicon {
+        do { return try PronunciationLexicon.load(from: URL(fileURLWithPath: path)) } catch {
+            throw CLIError("\(path): \(error.description)")
+        }
     }
 }

@@ -139,12 +139,13 @@ struct TableReadAssembler {
             let line = item.line
             let hasAudio = item.filePath != nil && item.durationSeconds != nil
             if !hasAudio {
-                reportMissing(line, input.failures[TableReadRows.failureKey(text: line.text, voice: line.voice)]
+                reportMissing(line, input.failures[TableReadRows.failureKey(text: line.providerText, voice: line.voice)]
                               ?? "no audio was generated for this line")
             }
             byKey["\(line.chapterIndex)/\(line.orderIndex)"] = item
             timelineLines.append(.init(chapterIndex: line.chapterIndex, orderIndex: line.orderIndex, sceneIndex: line.sceneIndex,
-                                       speaker: line.speaker, text: line.text, duration: hasAudio ? item.durationSeconds : nil))
+                                       speaker: line.speaker, text: line.text, duration: hasAudio ? item.durationSeconds : nil,
+                                       deliveryPause: line.delivery?.pauseBefore ?? 0))
         }
         let timeline = TableReadTimeline(lines: timelineLines, pauses: pauses)
         let folder = store.folder(.production, id: input.productionID.uuidString.lowercased())

@@ -34,10 +34,14 @@ public struct TableReadClient: Sendable {
         public var name: String?
         /// Files besides the WAV master: MP3, M4B (with the title page's tags and the scenes as chapters).
         public var formats: [AudioFileFormat]
+        /// How unusual words are said, applied to every line before synthesis (``PronunciationLexicon/load(from:)``).
+        public var lexicon: PronunciationLexicon?
 
         public init(cast: CastOverrides = CastOverrides(), announceCharacters: Bool = false, priority: JobPriority = .normal,
-                    linesPerJob: Int = 1, name: String? = nil, formats: [AudioFileFormat] = [.wav]) {
+                    linesPerJob: Int = 1, name: String? = nil, formats: [AudioFileFormat] = [.wav],
+                    lexicon: PronunciationLexicon? = nil) {
             self.formats = formats
+            self.lexicon = lexicon
             self.cast = cast
             self.announceCharacters = announceCharacters
             self.priority = priority
@@ -77,7 +81,7 @@ public struct TableReadClient: Sendable {
         let request = TableReadRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format.rawValue,
                                        cast: options.cast, announceCharacters: options.announceCharacters,
                                        linesPerJob: options.linesPerJob, priority: options.priority,
-                                       formats: options.formats.filter { $0 != .wav })
+                                       formats: options.formats.filter { $0 != .wav }, lexicon: options.lexicon)
         let parameters = try JSONEncoder().encode(request)
         let id = UUID()
         let name = options.name ?? file.lastPathComponent

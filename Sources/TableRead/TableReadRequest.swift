@@ -31,11 +31,14 @@ public struct TableReadRequest: Codable, Sendable, Hashable {
     public var priority: JobPriority
     /// Files to deliver besides the WAV master (nil: only the WAV; older requests have none).
     public var formats: [AudioFileFormat]?
+    /// How the production's unusual words are said (nil: as written; older requests have none).
+    public var lexicon: PronunciationLexicon?
 
     public init(sourcePath: String, sourceName: String, format: String? = nil, cast: CastOverrides = CastOverrides(),
                 announceCharacters: Bool = false, linesPerJob: Int = 1, priority: JobPriority = .normal,
-                formats: [AudioFileFormat]? = nil) {
+                formats: [AudioFileFormat]? = nil, lexicon: PronunciationLexicon? = nil) {
         self.formats = formats
+        self.lexicon = lexicon
         self.sourcePath = sourcePath
         self.sourceName = sourceName
         self.format = format
