@@ -18,6 +18,7 @@ public struct SpeakCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Voice id (see `reparto voices`); default: the provider's first voice for the language.") var voice: String?
     @Option(name: .long, help: "Language, e.g. en, de, en-us.") var language: String?
     @Option(name: .long, help: "Speed multiplier (1.0 = normal).") var speed: Double = 1.0
+    @Option(name: .long, help: "Pronunciation lexicon (YAML or JSON), applied before the provider speaks.") var lexicon: String?
     @Option(name: [.short, .customLong("output")], help: "Output WAV file.") var output: String?
     @Option(name: .long, help: "Speak each non-empty line of this file (batch mode; needs --output-dir).") var lines: String?
     @Option(name: .customLong("output-dir"), help: "Directory for batch output (0001.wav, 0002.wav, …).") var outputDir: String?
@@ -41,10 +42,12 @@ public struct SpeakCommand: AsyncParsableCommand {
     public func run() async throws {
         try checkArguments()
         // No cluster flags here: the environment, else .reparto/env (API keys, the espeak-ng engine).
+        let lexicon = try lexicon.map(TableReadOptions.loadLexicon)
         let configuration = try ConfigurationValues.load()
         let synthesizer = SpeechSynthesizer(registry: .standard(environment: configuration.variables))
         let options = SynthesisOptions(speed: speed)
         let provider = try synthesizer.registry.configuredProvider(provider)
+        func spoken(_ text: String) -> String { lexicon?.spokenText(text, alphabet: provider.phonemeAlphabet) ?? text }
         let voiceID: String
         if let voice { voiceID = voice } else { voiceID = try await synthesizer.defaultVoice(provider: provider, language: language).id }
 
@@ -56,7 +59,7 @@ public struct SpeakCommand: AsyncParsableCommand {
             var total = 0.0
             for line in content.split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
                 count += 1
-                let audio = try await synthesizer.synthesize(text: String(line), provider: provider.id, voice: voiceID,
+                let audio = try await synthesizer.synthesize(text: spoken(String(line)), provider: provider.id, voice: voiceID,
                                                              language: language, options: options)
                 try write(audio.data, to: outputDir + "/" + String(format: "%04d.wav", count))
                 total += audio.duration ?? 0
@@ -65,11 +68,12 @@ public struct SpeakCommand: AsyncParsableCommand {
             return
         }
 
-        var spoken = text ?? ""
-        if spoken == "-" {
-            spoken = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        var said = text ?? ""
+        if said == "-" {
+            said = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         }
-        let audio = try await synthesizer.synthesize(text: spoken, provider: provider.id, voice: voiceID, language: language, options: options)
+        let audio = try await synthesizer.synthesize(text: spoken(said), provider: provider.id, voice: voiceID, language: language,
+                                                     options: options)
         try write(audio.data, to: output ?? "out.wav")
         if !quiet {
             let seconds = audio.duration.map { String(format: "%.2f s", $0) } ?? "?"

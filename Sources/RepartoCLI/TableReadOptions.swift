@@ -19,6 +19,7 @@ struct TableReadOptions: ParsableArguments {
     @Option(help: "Files to deliver: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
     @Option(help: "Read only these scenes, e.g. 3-7 or 2,5,9-11 (numbered from 1).") var scenes: String?
     @Option(help: "Read only these characters' lines and the cue before each, e.g. ISOLDE,DEV.") var characters: String?
+    @Option(help: "Pronunciation lexicon (YAML or JSON): WORD: respelling, or WORD: {phonemes, alphabet, respelling}.") var lexicon: String?
 
     /// The submission options, with the cast file and the flags merged (flags win).
     /// - Parameter configuration: the merged view the speech providers are configured from.
@@ -55,6 +56,14 @@ struct TableReadOptions: ParsableArguments {
             throw CLIError("--\(error.description)")
         }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name, formats: formats, scope: scope)
+                                       linesPerJob: linesPerJob, name: name, formats: formats, scope: scope,
+                                       lexicon: try lexicon.map(Self.loadLexicon))
+    }
+
+    /// The lexicon file at `path`, or one error line naming the file and the first bad entry.
+    static func loadLexicon(_ path: String) throws -> PronunciationLexicon {
+        do { return try PronunciationLexicon.load(from: URL(fileURLWithPath: path)) } catch {
+            throw CLIError("\(path): \(error.description)")
+        }
     }
 }

@@ -106,7 +106,13 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
         }
         var payload: [String: Any] = ["text": text, "model_id": options.model ?? configuration.model]
         if let language, !language.isEmpty { payload["language_code"] = String(language.prefix(2)) }
-        if options.speed != 1.0 { payload["voice_settings"] = ["speed": options.speed] }
+        var settings: [String: Double] = [:]
+        if options.speed != 1.0 { settings["speed"] = options.speed }
+        if let style = options.style?.elevenLabsSettings {
+            settings["stability"] = style.stability
+            settings["style"] = style.style
+        }
+        if !settings.isEmpty { payload["voice_settings"] = settings }
         let body = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
         let url = "\(configuration.baseURL)/v1/text-to-speech/\(voice)?output_format=pcm_\(configuration.sampleRate)"
         let response: HTTPSpeechTransport.Response

@@ -11,8 +11,8 @@ import Threading
 /// once (`reparto run`, whose workers share the process) starts helpers and gives each one line at
 /// a time. Frames are little-endian:
 ///
-/// - request: `u32 voice bytes, u32 text bytes, i32 words per minute, i32 pitch`, then the voice
-///   and the text (UTF-8);
+/// - request: `u32 voice bytes, u32 text bytes, i32 words per minute, i32 pitch, i32 amplitude`,
+///   then the voice and the text (UTF-8);
 /// - response: `u32 status` (0 ok, 1 unknown voice, 2 engine error), `u32 sample rate`,
 ///   `u32 payload bytes`, then 16-bit mono PCM (ok) or a UTF-8 message.
 public enum EspeakHelper {
@@ -22,13 +22,14 @@ public enum EspeakHelper {
         var engine = EspeakEngine.start()
         let never = CancellationFlag()
         while true {
-            guard let header = Wire.read(input, count: 16) else { return 0 }  // end of input: the pool is gone
+            guard let header = Wire.read(input, count: Wire.requestHeaderSize) else { return 0 }  // end of input: the pool is gone
             let voiceCount = Int(Wire.u32(header, 0)), textCount = Int(Wire.u32(header, 4))
             guard voiceCount <= 1 << 10, textCount <= 1 << 24,
                   let voiceBytes = Wire.read(input, count: voiceCount), let textBytes = Wire.read(input, count: textCount) else { return 1 }
             let result = engine.perform(text: String(decoding: textBytes, as: UTF8.self), voice: String(decoding: voiceBytes, as: UTF8.self),
                                         wordsPerMinute: Int(Int32(bitPattern: Wire.u32(header, 8))),
-                                        pitch: Int(Int32(bitPattern: Wire.u32(header, 12))), cancellation: never)
+                                        pitch: Int(Int32(bitPattern: Wire.u32(header, 12))),
+                                        amplitude: Int(Int32(bitPattern: Wire.u32(header, 16))), cancellation: never)
             var frame: Data
             switch result {
             case .success(let audio):
@@ -46,11 +47,15 @@ public enum EspeakHelper {
 
     /// Frame encoding and blocking I/O on descriptors, shared by the helper and the pool.
     enum Wire {
-        static func request(text: String, voice: String, wordsPerMinute: Int, pitch: Int) -> Data {
+        /// Bytes before a request's voice and text.
+        static let requestHeaderSize = 20
+
+        static func request(text: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int) -> Data {
             let voiceBytes = Data(voice.utf8), textBytes = Data(text.utf8)
-            var data = Data(capacity: 16 + voiceBytes.count + textBytes.count)
+            var data = Data(capacity: requestHeaderSize + voiceBytes.count + textBytes.count)
             for value in [UInt32(voiceBytes.count), UInt32(textBytes.count),
-                          UInt32(bitPattern: Int32(clamping: wordsPerMinute)), UInt32(bitPattern: Int32(clamping: pitch))] {
+                          UInt32(bitPattern: Int32(clamping: wordsPerMinute)), UInt32(bitPattern: Int32(clamping: pitch)),
+                          UInt32(bitPattern: Int32(clamping: amplitude))] {
                 data.appendLE32(value)
             }
             data.append(voiceBytes)

@@ -39,10 +39,11 @@ public final class EspeakHelperPool: Sendable {
         }
     }
 
-    /// Speaks `text` on the next free helper (same contract as ``EspeakLibrary/synthesize(text:voice:wordsPerMinute:pitch:)``;
+    /// Speaks `text` on the next free helper (same contract as ``EspeakLibrary/synthesize(text:voice:wordsPerMinute:pitch:amplitude:)``;
     /// cancelling skips a line still queued).
-    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int) async throws -> EspeakLibrary.Output {
-        try await threads.run(EspeakHelper.Wire.request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch))
+    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int = 100) async throws -> EspeakLibrary.Output {
+        try await threads.run(EspeakHelper.Wire.request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch,
+                                                        amplitude: amplitude))
     }
 
     /// Why a helper could not be started or stopped answering.
@@ -96,7 +97,8 @@ public final class EspeakHelperPool: Sendable {
 
         private func frameVoice(_ frame: Data) -> Data {
             let count = Int(EspeakHelper.Wire.u32(frame, 0))
-            return frame.subdata(in: (frame.startIndex + 16)..<(frame.startIndex + 16 + count))
+            let start = frame.startIndex + EspeakHelper.Wire.requestHeaderSize
+            return frame.subdata(in: start..<(start + count))
         }
 
         /// Closes the pipes (the helper exits at end of input), kills it in case it hangs, reaps it.

@@ -28,13 +28,14 @@ public final class EspeakLibrary: Sendable {
         var voice: String
         var wordsPerMinute: Int
         var pitch: Int
+        var amplitude: Int
     }
 
     private let thread = DedicatedThreads<Request, Output>(count: 1, name: "reparto-espeak") {
         var engine = EspeakEngine.start()
         return { request, cancellation in
             engine.perform(text: request.text, voice: request.voice, wordsPerMinute: request.wordsPerMinute,
-                           pitch: request.pitch, cancellation: cancellation)
+                           pitch: request.pitch, amplitude: request.amplitude, cancellation: cancellation)
         }
     }
 
@@ -44,10 +45,11 @@ public final class EspeakLibrary: Sendable {
     /// - Parameters:
     ///   - wordsPerMinute: espeak-ng's rate (80–450 are sensible).
     ///   - pitch: 0–99, 50 is espeak-ng's normal.
+    ///   - amplitude: 0–200, 100 is espeak-ng's normal.
     /// - Throws: ``SpeechError/unknownVoice(_:provider:)``, ``SpeechError/engineError(provider:message:)``,
     ///   or `CancellationError` when the task was cancelled before or during synthesis.
-    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int) async throws -> Output {
-        try await thread.run(Request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch))
+    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int = 100) async throws -> Output {
+        try await thread.run(Request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch, amplitude: amplitude))
     }
 }
 
@@ -79,7 +81,7 @@ struct EspeakEngine {
     }
 
     @available(*, noasync)
-    mutating func perform(text requestText: String, voice: String, wordsPerMinute: Int, pitch: Int,
+    mutating func perform(text requestText: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int,
                           cancellation: CancellationFlag) -> Result<EspeakLibrary.Output, any Error> {
         if cancellation.isCancelled { return .failure(CancellationError()) }
         let rate: Int
@@ -99,13 +101,14 @@ struct EspeakEngine {
         // The voice keeps parameters between syntheses: set every one a request depends on.
         _ = espeak_ng_SetParameter(espeakRATE, Int32(wordsPerMinute), 0)
         _ = espeak_ng_SetParameter(espeakPITCH, Int32(pitch), 0)
+        _ = espeak_ng_SetParameter(espeakVOLUME, Int32(amplitude), 0)
 
         let sink = SampleSink(cancellation: cancellation)
         let retained = Unmanaged.passRetained(sink)
         defer { retained.release() }
-        // UTF-8, a sentence pause at the end (as the espeak-ng command adds); no SSML and no
-        // [[phoneme]] input, so the text is always read as text.
-        let flags = UInt32(espeakCHARS_UTF8) | UInt32(espeakENDPAUSE)
+        // UTF-8, a sentence pause at the end and [[phoneme]] input, as the espeak-ng command reads
+        // its input (a pronunciation lexicon's phonemes); no SSML, so markup is read as text.
+        let flags = UInt32(espeakCHARS_UTF8) | UInt32(espeakENDPAUSE) | UInt32(espeakPHONEMES)
         // A C string ends at the first NUL: say the rest of the text too, as the command does.
         let text = requestText.contains("\0") ? requestText.replacingOccurrences(of: "\0", with: " ") : requestText
         let status = text.withCString { text in

@@ -27,6 +27,10 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     public var outputMimeType: String { "audio/wav" }
     public var requiresAPIKey: Bool { false }
     public var maxCharactersPerRequest: Int
+    /// espeak-ng reads its mnemonics inside `[[...]]` (both engines).
+    public var phonemeAlphabet: PhonemeAlphabet? { .espeak }
+    /// The amplitude is set in the engine (`-a`, `espeakVOLUME`).
+    public var setsVolume: Bool { true }
     /// The binary that is run.
     public let executable: URL
     /// Words per minute at speed 1.0 (espeak-ng's default is 175).
@@ -136,12 +140,15 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
         let text = try SpeechText.validated(text, limit: maxCharactersPerRequest)
         try await catalog().validate(voice: voice, provider: id)
         let wordsPerMinute = Int((Double(baseWordsPerMinute) * options.speed).rounded())
+        // espeak-ng's amplitude: 100 is normal, 200 its documented top.
+        let amplitude = Int((100 * max(0, min(2, options.volume ?? 1))).rounded())
         if engine == .library {
             let pitch = max(0, min(99, options.pitch ?? 50))
             let output = if let helpers {
-                try await helpers.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch)
+                try await helpers.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch, amplitude: amplitude)
             } else {
-                try await EspeakLibrary.shared.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch)
+                try await EspeakLibrary.shared.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch,
+                                                          amplitude: amplitude)
             }
             guard !output.pcm.isEmpty else { throw SpeechError.invalidAudio(provider: id, reason: "espeak-ng produced no samples") }
             let format = WAVFormat.pcm16(sampleRate: output.sampleRate)
@@ -150,6 +157,7 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
         }
         var arguments = ["--stdout", "-b", "1", "-v", voice, "-s", String(wordsPerMinute)]
         if let pitch = options.pitch { arguments += ["-p", String(max(0, min(99, pitch)))] }
+        if options.volume != nil { arguments += ["-a", String(amplitude)] }
         let raw = try await runEngine(arguments: arguments, stdin: Data(text.utf8))
         do {
             let (data, header) = try WAVWriter.normalized(raw)

@@ -78,8 +78,11 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
         let text = try SpeechText.validated(text, limit: maxCharactersPerRequest)
         guard configuration.voices.contains(voice) else { throw SpeechError.unknownVoice(voice, provider: id) }
         guard let key = configuration.apiKey else { throw SpeechError.notConfigured(provider: id, hint: configurationHint) }
-        var payload: [String: Any] = ["model": options.model ?? configuration.model, "voice": voice, "input": text, "response_format": "wav"]
+        let model = options.model ?? configuration.model
+        var payload: [String: Any] = ["model": model, "voice": voice, "input": text, "response_format": "wav"]
         if options.speed != 1.0 { payload["speed"] = max(0.25, min(4.0, options.speed)) }
+        // Only the gpt-4o TTS models take instructions (tts-1 and tts-1-hd reject them).
+        if let style = options.style, model.hasPrefix("gpt-4o") { payload["instructions"] = style.openAIInstructions }
         let body = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
         let transport = HTTPSpeechTransport(provider: id, client: configuration.client, timeout: configuration.timeout, maxResponseBytes: 256 << 20)
         let response = try await transport.send(

@@ -122,6 +122,16 @@ public struct PCMAudio: Sendable, Hashable {
         return PCMAudio(sampleRate: rate, channels: channels, samples: out)
     }
 
+    /// The audio `gain` times louder (0.5: half the amplitude), never clipping: a gain that would
+    /// push the peak past full scale is lowered to just reach it.
+    public func amplified(by gain: Double) -> PCMAudio {
+        let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
+        var factor = Float(max(0, gain))
+        if peak > 0, factor * peak > 1 { factor = 1 / peak }
+        guard factor != 1 else { return self }
+        return PCMAudio(sampleRate: sampleRate, channels: channels, samples: samples.map { $0 * factor })
+    }
+
     /// Joins `parts` with `pause` seconds of silence between consecutive parts.
     ///
     /// All parts take the first part's sample rate: others are resampled when `allowResampling`

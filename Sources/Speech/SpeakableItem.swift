@@ -23,5 +23,16 @@ public struct SpeakableItem: Codable, Sendable, Hashable {
     public var role: SpeakerRole
     /// Plain text, without markup, ready for a provider.
     public var text: String
+    /// How the line is said, from the parenthetical before it in its dialogue block (nil: none).
+    public var delivery: Delivery?
 
+    public init(chapterIndex: Int, orderIndex: Int, elementType: ElementType, role: SpeakerRole, text: String,
+                delivery: Delivery? = nil) {
+        self.chapterIndex = chapterIndex
+        self.orderIndex = orderIndex
+        self.elementType = elementType
+        self.role = role
+        self.text = text
+        self.delivery = delivery
+    }
 }

@@ -6,7 +6,9 @@ import Screenplay
 /// Defaults: dialogue (and lyrics inside a dialogue block) in the character's voice; action,
 /// scene headings (read naturally: `INT. KITCHEN - NIGHT` → "Interior. Kitchen. Night."),
 /// transitions, section headings, centered text and lyrics outside dialogue in the narrator's
-/// voice; parentheticals, comments, boneyard, synopses and page breaks silent. Emphasis markup is
+/// voice; parentheticals, comments, boneyard, synopses and page breaks silent. A parenthetical in
+/// a dialogue block becomes the ``Delivery`` of the lines after it until the next parenthetical or
+/// the end of the block (``DeliveryTable``), whether or not it is spoken. Emphasis markup is
 /// never read: every text comes from `Element.plainText`.
 public struct SpeakableRules: Codable, Sendable, Hashable {
     public var speakSceneHeadings = true
@@ -35,33 +37,41 @@ public struct SpeakableRules: Codable, Sendable, Hashable {
     public func items(for elements: [Element]) -> [SpeakableItem] {
         var out: [SpeakableItem] = []
         var speaker: String?  // the cue of the current dialogue block
-        func add(_ e: Element, _ role: SpeakerRole, _ text: String) {
+        // The parenthetical in force in the block; its pause goes before the first line after it only.
+        var delivery: Delivery?
+        func add(_ e: Element, _ role: SpeakerRole, _ text: String, delivery: Delivery? = nil) {
             let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !t.isEmpty else { return }
-            out.append(SpeakableItem(chapterIndex: e.chapterIndex, orderIndex: e.orderIndex, elementType: e.type, role: role, text: t))
+            out.append(SpeakableItem(chapterIndex: e.chapterIndex, orderIndex: e.orderIndex, elementType: e.type, role: role, text: t,
+                                     delivery: delivery))
+        }
+        func addSpoken(_ e: Element) {
+            let count = out.count
+            add(e, speaker.map(SpeakerRole.character) ?? .narrator, e.plainText, delivery: delivery)
+            if out.count > count { delivery?.pauseBefore = 0 }
         }
         for e in elements {
             switch e.type {
             case .character:
                 let cue = e.name ?? Self.cueName(e.plainText)
                 speaker = CastingDirector.normalize(cue)
+                delivery = nil
                 if announceCharacters {
                     add(e, .narrator, announcementTemplate.replacingOccurrences(of: "{name}", with: cue.trimmingCharacters(in: .whitespaces)))
                 }
                 continue
-            case .dialogue:
-                add(e, speaker.map(SpeakerRole.character) ?? .narrator, e.plainText)
+            case .dialogue, .lyrics:
+                addSpoken(e)
                 continue
             case .parenthetical:
                 if speakParentheticals { add(e, .narrator, Self.stripParentheses(e.plainText)) }
-                continue
-            case .lyrics:
-                add(e, speaker.map(SpeakerRole.character) ?? .narrator, e.plainText)
+                delivery = DeliveryTable.delivery(for: e.plainText)
                 continue
             default:
                 break
             }
             speaker = nil
+            delivery = nil
             switch e.type {
             case .sceneHeading where speakSceneHeadings: add(e, .narrator, Self.naturalSceneHeading(e.plainText))
             case .action where speakAction: add(e, .narrator, e.plainText)

@@ -43,6 +43,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
     case engineError(provider: String, message: String)
     /// A cast file or cast override is not valid.
     case invalidCast(reason: String)
+    /// A pronunciation lexicon is not valid (``PronunciationLexicon``).
+    case invalidLexicon(reason: String)
 
     /// True when trying the same request again later may succeed.
     public var isRetryable: Bool {
@@ -84,6 +86,7 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(provider) exited with status \(code)" + (message.isEmpty ? "" : ": \(message)")
         case .engineError(let provider, let message): return "\(provider) failed: \(message)"
         case .invalidCast(let reason): return "invalid cast: \(reason)"
+        case .invalidLexicon(let reason): return "invalid pronunciation lexicon: \(reason)"
         }
     }
 }

@@ -35,7 +35,8 @@ public struct SpeechSynthesizer: Sendable {
         let voiceID: String
         if let voice { voiceID = voice } else { voiceID = try await defaultVoice(provider: provider, language: language).id }
         let chunks = SpeechText.chunks(text, maxLength: provider.maxCharactersPerRequest)
-        if chunks.count == 1 {
+        let gain = provider.setsVolume ? nil : options.volume.flatMap { $0 == 1 ? nil : $0 }
+        if chunks.count == 1 && gain == nil {
             return try await provider.synthesize(text: chunks[0], voice: voiceID, language: language, options: options)
         }
         var parts: [PCMAudio] = []
@@ -45,7 +46,8 @@ public struct SpeechSynthesizer: Sendable {
                 throw SpeechError.invalidAudio(provider: provider.id, reason: error.description)
             }
         }
-        let joined = try PCMAudio.concatenate(parts, pause: chunkPause)
+        var joined = try PCMAudio.concatenate(parts, pause: chunkPause)
+        if let gain { joined = joined.amplified(by: gain) }
         let data = joined.wavData()
         return SynthesizedAudio(data: data, mimeType: "audio/wav", format: .pcm16(sampleRate: joined.sampleRate, channels: joined.channels),
                                 duration: joined.duration)
@@ -56,7 +58,7 @@ public struct SpeechSynthesizer: Sendable {
         var parts: [PCMAudio] = []
         for item in items {
             let audio = try await synthesize(text: item.text, provider: cast.provider, voice: cast.voice(for: item.role),
-                                             language: cast.language, options: options)
+                                             language: cast.language, options: item.delivery?.options(options) ?? options)
             do { parts.append(try PCMAudio(wav: audio.data)) } catch {
                 throw SpeechError.invalidAudio(provider: cast.provider, reason: error.description)
             }

@@ -41,11 +41,20 @@ public struct SynthesisOptions: Codable, Sendable, Hashable {
     public var pitch: Int?
     /// Model id for HTTP providers (ElevenLabs `model_id`, OpenAI `model`); nil = provider default.
     public var model: String?
+    /// Loudness as a multiple of the voice's normal amplitude (nil = 1): espeak-ng sets it itself,
+    /// every other provider's audio gets the gain afterwards (``PCMAudio/amplified(by:)``).
+    public var volume: Double?
+    /// The delivery a parenthetical asked for, for providers that can act it (OpenAI's
+    /// `instructions`, ElevenLabs' voice settings); the offline engines use ``volume``, ``speed``
+    /// and ``pitch``, which ``Delivery/options(_:)`` sets with it.
+    public var style: DeliveryStyle?
 
-    public init(speed: Double = 1.0, pitch: Int? = nil, model: String? = nil) {
+    public init(speed: Double = 1.0, pitch: Int? = nil, model: String? = nil, volume: Double? = nil, style: DeliveryStyle? = nil) {
         self.speed = speed
         self.pitch = pitch
         self.model = model
+        self.volume = volume
+        self.style = style
     }
 
     /// Default options.

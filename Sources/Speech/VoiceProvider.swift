@@ -14,6 +14,12 @@ public protocol VoiceProvider: Sendable {
     var isConfigured: Bool { get }
     /// Longest text accepted in one request; longer text is chunked by ``SpeechSynthesizer``.
     var maxCharactersPerRequest: Int { get }
+    /// The phoneme notation the provider reads inside its text (espeak-ng: `[[...]]` mnemonics);
+    /// nil: none, a ``PronunciationLexicon`` gives it respellings.
+    var phonemeAlphabet: PhonemeAlphabet? { get }
+    /// True when the provider sets ``SynthesisOptions/volume`` itself; otherwise
+    /// ``SpeechSynthesizer`` applies it as a gain to the audio.
+    var setsVolume: Bool { get }
 
     /// The voices for `language` (nil: all).
     func voices(language: String?) async throws -> [Voice]
@@ -27,6 +33,9 @@ public protocol VoiceProvider: Sendable {
 }
 
 extension VoiceProvider {
+    public var phonemeAlphabet: PhonemeAlphabet? { nil }
+    public var setsVolume: Bool { false }
+
     /// Default: about 165 words per minute at speed 1.0, plus a little per sentence.
     public func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval {
         Self.wordBasedEstimate(text: text, wordsPerMinute: 165 * max(options.speed, 0.1))
@@ -59,6 +68,11 @@ public struct VoiceProviderRegistry: Sendable {
 
     /// All registered providers in registration order.
     public var all: [any VoiceProvider] { order.compactMap { providers[$0] } }
+
+    /// The phoneme alphabet of every provider that reads one, by provider id.
+    public var phonemeAlphabets: [String: PhonemeAlphabet] {
+        providers.compactMapValues(\.phonemeAlphabet)
+    }
 
     /// The provider with `id` (nil: the default).
     /// - Throws: ``SpeechError/unknownProvider(_:)``.

@@ -67,7 +67,8 @@ public struct EnrichJob: JobParameters {
         } catch let error as SpeechError where !error.isRetryable {
             throw JobError.permanent("enrich: casting failed: \(error.description)")
         }
-        let allLines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters)
+        let allLines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters,
+                                  lexicon: request.lexicon, phonemeAlphabets: providers.phonemeAlphabets)
         let lines = try request.scope.map { try Self.scoped(allLines, to: $0, analysis: analysis, document: document) } ?? allLines
         context.logger.debug("enriched production", metadata: [
             "characters": "\(analysis.characters.count)", "scenes": "\(analysis.scenes.count)", "lines": "\(lines.count)",
@@ -109,19 +110,27 @@ public struct EnrichJob: JobParameters {
     }
 
     /// The speakable lines of `document` with the voice of each and the content key of its audio.
+    ///
+    /// With a `lexicon`, a line's provider gets its words as phonemes when `phonemeAlphabets`
+    /// says the provider reads the entry's alphabet, else respelled; the content key hashes that
+    /// text and the options of the line's delivery, so only the lines they change get new audio.
     public static func lines(document: ScreenplayDocument, analysis: ScriptAnalysis, cast: Cast,
-                             announceCharacters: Bool) -> [TableReadLine] {
+                             announceCharacters: Bool, lexicon: PronunciationLexicon? = nil,
+                             phonemeAlphabets: [String: PhonemeAlphabet] = [:]) -> [TableReadLine] {
         var rules = SpeakableRules()
         rules.announceCharacters = announceCharacters
         return rules.items(for: document).map { item in
             let voice = cast.voice(for: item.role)
+            let spoken = lexicon?.spokenText(item.text, alphabet: phonemeAlphabets[cast.provider]) ?? item.text
+            let options = item.delivery?.options() ?? .standard
             let key = ContentKey.speech(provider: cast.provider, voice: voice, language: cast.language,
-                                        options: .standard, text: item.text)
+                                        options: options, text: spoken)
             return TableReadLine(chapterIndex: item.chapterIndex, orderIndex: item.orderIndex,
                                  elementType: item.elementType.rawValue, speaker: item.role.description, voice: voice,
                                  provider: cast.provider, language: cast.language, text: item.text,
                                  contentKey: key.description,
-                                 sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex))
+                                 sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex),
+                                 spokenText: spoken == item.text ? nil : spoken, delivery: item.delivery)
         }
     }
 }

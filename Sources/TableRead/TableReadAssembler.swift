@@ -156,7 +156,8 @@ struct TableReadAssembler {
             }
             byKey["\(line.chapterIndex)/\(line.orderIndex)"] = item
             timelineLines.append(.init(chapterIndex: line.chapterIndex, orderIndex: line.orderIndex, sceneIndex: line.sceneIndex,
-                                       speaker: line.speaker, text: line.text, duration: hasAudio ? item.durationSeconds : nil))
+                                       speaker: line.speaker, text: line.text, duration: hasAudio ? item.durationSeconds : nil,
+                                       deliveryPause: line.delivery?.pauseBefore ?? 0))
         }
         let timeline = TableReadTimeline(lines: timelineLines, pauses: pauses)
         let folder = store.folder(.production, id: input.productionID.uuidString.lowercased())

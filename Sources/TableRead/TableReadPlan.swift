@@ -70,7 +70,8 @@ public struct TableReadPlan: ProductionPlan {
             let documentID = try TableReadRows.context(production.id, on: connection)?.documentID
             let jobs = try batches.map { batch in
                 let items = batch.map { line in
-                    GenerateJob.Item(text: line.text, voice: line.voice, provider: line.provider, language: line.language,
+                    GenerateJob.Item(text: line.providerText, voice: line.voice, provider: line.provider, language: line.language,
+                                     options: line.synthesisOptions == .standard ? nil : line.synthesisOptions,
                                      owner: .init(kind: .element, id: Self.elementID(documentID, line)))
                 }
                 return try JobRequest(GenerateJob(items: items), options: options)

@@ -33,12 +33,15 @@ public struct TableReadRequest: Codable, Sendable, Hashable {
     public var formats: [AudioFileFormat]?
     /// The scenes and characters to read (nil: the whole script).
     public var scope: TableReadScope?
+    /// How the production's unusual words are said (nil: as written; older requests have none).
+    public var lexicon: PronunciationLexicon?
 
     public init(sourcePath: String, sourceName: String, format: String? = nil, cast: CastOverrides = CastOverrides(),
                 announceCharacters: Bool = false, linesPerJob: Int = 1, priority: JobPriority = .normal,
-                formats: [AudioFileFormat]? = nil, scope: TableReadScope? = nil) {
+                formats: [AudioFileFormat]? = nil, scope: TableReadScope? = nil, lexicon: PronunciationLexicon? = nil) {
         self.formats = formats
         self.scope = scope
+        self.lexicon = lexicon
         self.sourcePath = sourcePath
         self.sourceName = sourceName
         self.format = format

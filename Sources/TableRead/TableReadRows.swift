@@ -19,6 +19,16 @@ public struct TableReadLine: Codable, Sendable, Hashable {
     public var contentKey: String
     /// 1-based scene index, nil before the first scene heading.
     public var sceneIndex: Int?
+    /// What the provider is given when it differs from ``text`` (a ``PronunciationLexicon`` changed
+    /// a word); ``text`` stays the script's own spelling, for the subtitles and the report.
+    public var spokenText: String?
+    /// The parenthetical's delivery (also an unknown one, kept as evidence); nil: none.
+    public var delivery: Delivery?
+
+    /// The text the provider speaks and the content key hashes.
+    public var providerText: String { spokenText ?? text }
+    /// The synthesis options of the line: its delivery's, else the standard ones.
+    public var synthesisOptions: SynthesisOptions { delivery?.options() ?? .standard }
 }
 
 /// A line as the assembler sees it: the line plus its audio, if generated.
@@ -71,7 +81,7 @@ enum TableReadRows {
                 ORDER BY l.content_key, l.chapter_index, l.order_index
             ) pending
             ORDER BY chapter_index, order_index
-            """, [productionID]).map(line(from:))
+            """, [productionID]).map { try line(from: $0) }
     }
 
     // MARK: enrich
@@ -119,14 +129,15 @@ enum TableReadRows {
         if !lines.isEmpty {
             try connection.query("""
                 INSERT INTO production_lines (production_id, chapter_index, order_index, element_type, speaker, voice,
-                                              provider, language, text, content_key, scene_index)
+                                              provider, language, text, content_key, scene_index, spoken_text, delivery)
                 SELECT $1, l.* FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                           $9::text[], $10::text[], $11::int[])
+                                           $9::text[], $10::text[], $11::int[], $12::text[], $13::jsonb[])
                      AS l(chapter_index, order_index, element_type, speaker, voice, provider, language, text, content_key,
-                          scene_index)
+                          scene_index, spoken_text, delivery)
                 """, [productionID, lines.map(\.chapterIndex), lines.map(\.orderIndex), lines.map(\.elementType),
                       lines.map(\.speaker), lines.map(\.voice), lines.map(\.provider), lines.map(\.language),
-                      lines.map(\.text), lines.map(\.contentKey), lines.map(\.sceneIndex)])
+                      lines.map(\.text), lines.map(\.contentKey), lines.map(\.sceneIndex), lines.map(\.spokenText),
+                      try lines.map { try $0.delivery.map { try PostgresJSON(encoding: $0) } }])
         }
         try connection.query("""
             INSERT INTO casts (owner, provider, language, narrator, characters, updated_at)
@@ -172,7 +183,7 @@ enum TableReadRows {
             WHERE l.production_id = $1
             ORDER BY l.chapter_index, l.order_index
             """, [productionID]).map { row in
-                AssemblyLine(line: line(from: row), filePath: row.string("file_path"), sha256: row.string("sha256"),
+                AssemblyLine(line: try line(from: row), filePath: row.string("file_path"), sha256: row.string("sha256"),
                              durationSeconds: row.double("duration_seconds"), peakDBFS: row.double("peak_dbfs"),
                              rmsDBFS: row.double("rms_dbfs"))
             }
@@ -250,11 +261,12 @@ enum TableReadRows {
 
     // MARK: rows
 
-    static func line(from row: PostgresRow) -> TableReadLine {
+    static func line(from row: PostgresRow) throws -> TableReadLine {
         TableReadLine(chapterIndex: row.int("chapter_index") ?? 0, orderIndex: row.int("order_index") ?? 0,
                       elementType: row.string("element_type") ?? "", speaker: row.string("speaker") ?? "narrator",
                       voice: row.string("voice") ?? "", provider: row.string("provider") ?? "",
                       language: row.string("language"), text: row.string("text") ?? "",
-                      contentKey: row.string("content_key") ?? "", sceneIndex: row.int("scene_index"))
+                      contentKey: row.string("content_key") ?? "", sceneIndex: row.int("scene_index"),
+                      spokenText: row.string("spoken_text"), delivery: try row.json("delivery", as: Delivery.self))
     }
 }

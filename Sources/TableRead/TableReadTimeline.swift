@@ -2,7 +2,7 @@
 ///
 /// Lines play in (chapterIndex, orderIndex) order with a pause before each one: longest at a
 /// chapter change, long at a scene change, shorter when the speaker changes, shortest between
-/// lines of the same speaker. Lines without audio (a failed item) are left out entirely; the
+/// lines of the same speaker, plus the silence a line's delivery asks for ("(beat)"). Lines without audio (a failed item) are left out entirely; the
 /// caller reports them. Pure: the assembler feeds it durations and gets times back.
 public struct TableReadTimeline: Sendable, Hashable {
     /// Pause lengths in seconds.
@@ -34,6 +34,19 @@ public struct TableReadTimeline: Sendable, Hashable {
         public var text: String
         /// Seconds of audio; nil when the line has none.
         public var duration: Double?
+        /// Extra silence before the line that its delivery asks for ("(beat)"), in seconds.
+        public var deliveryPause: Double
+
+        public init(chapterIndex: Int, orderIndex: Int, sceneIndex: Int?, speaker: String, text: String, duration: Double?,
+                    deliveryPause: Double = 0) {
+            self.chapterIndex = chapterIndex
+            self.orderIndex = orderIndex
+            self.sceneIndex = sceneIndex
+            self.speaker = speaker
+            self.text = text
+            self.duration = duration
+            self.deliveryPause = deliveryPause
+        }
     }
 
     /// A placed line: the silence to insert before it, then its audio from `start` to `end`.
@@ -77,19 +90,19 @@ public struct TableReadTimeline: Sendable, Hashable {
                 missing.append(line)
                 continue
             }
-            let pause: Double
+            var pause = max(0, line.deliveryPause)
             if let previous = cues.last?.line {
                 if previous.chapterIndex != line.chapterIndex {
-                    pause = pauses.chapter
+                    pause += pauses.chapter
                 } else if previous.sceneIndex != line.sceneIndex {
-                    pause = pauses.scene
+                    pause += pauses.scene
                 } else if previous.speaker != line.speaker {
-                    pause = pauses.speakerChange
+                    pause += pauses.speakerChange
                 } else {
-                    pause = pauses.sameSpeaker
+                    pause += pauses.sameSpeaker
                 }
             } else {
-                pause = pauses.edge
+                pause += pauses.edge
             }
             let start = clock + pause
             cues.append(Cue(line: line, pauseBefore: pause, start: start, end: start + length))

@@ -72,6 +72,52 @@ struct SpeakCommandTests {
         }
     }
 
+    /// A helper's first line is byte for byte what libespeak-ng makes of the text, so a fresh
+    /// helper per line compares the library's reading of a lexicon's `[[phonemes]]` exactly: the
+    /// same as the phonemes typed directly, not the plain word; and its amplitude reaches the engine.
+    @Test func aLexiconsPhonemesReachTheLibraryThroughAHelper() async throws {
+        func speak(_ text: String, volume: Double? = nil) async throws -> Data {
+            let pool = EspeakHelperPool(executable: RepartoProcess.executable, arguments: ["espeak-helper"], size: 1)
+            let provider = EspeakProvider(environment: [:], engine: .library, helpers: pool)
+            return try await provider.synthesize(text: text, voice: "en-us", language: nil, options: .init(volume: volume)).data
+        }
+        let lexicon = try PronunciationLexicon(entries: ["Isolde": .init(respelling: "ee-ZOL-duh", phonemes: "i:z'0ld@")])
+        let spoken = lexicon.spokenText("Isolde, wait.", alphabet: EspeakProvider(environment: [:]).phonemeAlphabet)
+        let withEntry = try await speak(spoken), typed = try await speak("[[i:z'0ld@]], wait."), plain = try await speak("Isolde, wait.")
+        #expect(withEntry == typed)
+        #expect(withEntry != plain)
+        let quiet = try PCMAudio(wav: try await speak("Isolde, wait.", volume: 0.3))
+        #expect(quiet.rmsDBFS < (try PCMAudio(wav: plain)).rmsDBFS - 6)
+    }
+
+    /// `reparto speak --lexicon`: the entry's phonemes are what the engine is given (a fresh
+    /// process's first line is exact), and a bad lexicon is one error line.
+    @Test func speakSaysTheLexiconsPhonemesAndRefusesABadLexicon() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("speak-lexicon-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lexicon = dir.appendingPathComponent("names.yaml"), bad = dir.appendingPathComponent("bad.yaml")
+        try "Isolde:\n  phonemes: \"i:z'0ld@\"\n  respelling: ee-ZOL-duh\n".write(to: lexicon, atomically: true, encoding: .utf8)
+        try "Isolde: {alphabet: klingon, phonemes: x}\n".write(to: bad, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["ESPEAK_NG_PATH"] = nil
+        environment["REPARTO_ESPEAK_ENGINE"] = nil
+        func speak(_ text: String, _ extra: [String] = []) async throws -> (RepartoProcess.Output, Data?) {
+            let output = dir.appendingPathComponent("\(UUID().uuidString).wav")
+            let result = try await RepartoProcess.run(["speak", text, "--voice", "en-us", "-o", output.path, "--quiet"] + extra,
+                                                      environment: environment)
+            return (result, try? Data(contentsOf: output))
+        }
+        let (_, withLexicon) = try await speak("Isolde, wait.", ["--lexicon", lexicon.path])
+        let (_, typed) = try await speak("[[i:z'0ld@]], wait.")
+        let (_, plain) = try await speak("Isolde, wait.")
+        #expect(withLexicon != nil && withLexicon == typed)
+        #expect(withLexicon != plain)
+        let (refused, file) = try await speak("Isolde.", ["--lexicon", bad.path])
+        #expect(refused.status != 0 && file == nil)
+        #expect(refused.stderr.split(separator: "\n") == ["Error: \(bad.path): invalid pronunciation lexicon: 'Isolde': unknown alphabet 'klingon' (espeak, ipa)"])
+    }
+
     @Test func aHelperThatDiesFailsItsLineWithATypedError() async throws {
         let pool = EspeakHelperPool(executable: URL(fileURLWithPath: "/bin/false"), arguments: [], size: 1)
         for _ in 0..<2 {  // started again for the next line, and failing again

@@ -32,6 +32,10 @@ struct TableReadCLITests {
         try "characters: [MARGOT: en\nnarrator: {".write(to: brokenCast, atomically: true, encoding: .utf8)
         let twiceCast = dir.appendingPathComponent("twice-cast.yaml")
         try "characters:\n  Margot: en-us\n  MARGOT: en-gb\n".write(to: twiceCast, atomically: true, encoding: .utf8)
+        let caseLexicon = dir.appendingPathComponent("case-lexicon.yaml")
+        try "Isolde: ee-ZOL-duh\nISOLDE: eye-SOLD\n".write(to: caseLexicon, atomically: true, encoding: .utf8)
+        let alphabetLexicon = dir.appendingPathComponent("alphabet-lexicon.json")
+        try #"{"Siobhan": {"phonemes": "S@v'A:n", "alphabet": "arpabet"}}"#.write(to: alphabetLexicon, atomically: true, encoding: .utf8)
         let cases: [(what: String, arguments: [String], mentioning: String)] = [
             ("a missing file", [dir.appendingPathComponent("missing.fountain").path], "cannot read"),
             ("a binary file", [garbage.path], "is not a screenplay"),
@@ -44,6 +48,11 @@ struct TableReadCLITests {
             ("a scene range backwards", [Self.example, "--scenes", "7-3"], "--scenes '7-3': expected scene numbers and ranges"),
             ("scenes the script lacks", [Self.example, "--scenes", "2-9"], "scenes 2-9: the script has 4 scenes"),
             ("a character who never speaks", [Self.example, "--characters", "margot,zed"], "no character named ZED speaks in the script"),
+            ("a lexicon with a word twice", [Self.example, "--lexicon", caseLexicon.path],
+             "\(caseLexicon.path): invalid pronunciation lexicon: 'ISOLDE' and 'Isolde' differ only in case"),
+            ("a lexicon with an unknown alphabet", [Self.example, "--lexicon", alphabetLexicon.path],
+             "'Siobhan': unknown alphabet 'arpabet' (espeak, ipa)"),
+            ("a missing lexicon", [Self.example, "--lexicon", dir.appendingPathComponent("none.yaml").path], "cannot read"),
         ]
         for (what, arguments, text) in cases {
             let output = try await RepartoProcess.run(["submit"] + arguments, environment: run.environment)
