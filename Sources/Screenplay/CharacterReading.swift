@@ -29,9 +29,25 @@ enum CharacterReading {
             let window = sentence(from: rest)
             var description = describe(window)
             description.text = String(text[range.lowerBound..<range.upperBound]) + window
+            if description.gender == nil, let before = precedingNoun(text[..<range.lowerBound]) {
+                description.gender = before.gender
+                description.genderWord = before.words
+                description.text = before.words + " " + description.text
+            }
             return description
         }
         return nil
+    }
+
+    /// A gendered noun right before a name in the same sentence: `his mother SANDRA`,
+    /// `Joe's wife, KATE`, `a forty-year old man named BEAMEN`.
+    static func precedingNoun(_ before: Substring) -> (gender: Gender, words: String)? {
+        let start = before.lastIndex { ".!?\n".contains($0) }.map { before.index(after: $0) } ?? before.startIndex
+        var tokens = tokenize(String(before[start...])).map(\.word)
+        if let last = tokens.last, ["named", "called"].contains(last) { tokens.removeLast() }
+        guard tokens.count >= 2, let noun = tokens.last, let gender = CharacterLexicon.gender(of: noun) else { return nil }
+        let quoted = before[start...].trimmingCharacters(in: .whitespaces)
+        return (gender, quoted.count <= 40 ? quoted : "…" + String(quoted.suffix(39)))
     }
 
     /// Where `cue` appears in capitals as whole words.
@@ -88,7 +104,7 @@ enum CharacterReading {
             }
             let previous = position > 0 ? tokens[position - 1].word : ""
             if determiners.contains(token.word) || token.possessive,
-               token.afterComma || token.inParentheses || ["is", "was", "as", "and"].contains(previous) {
+               token.afterComma || token.inParentheses || ["is", "was", "and"].contains(previous) {
                 opened = position
             }
             guard description.gender == nil, let start = opened, position > start, position - start <= 4,
@@ -159,15 +175,18 @@ enum CharacterReading {
         if word.hasSuffix("s"), let decade = Int(word.dropLast()), decade >= 10, decade <= 90, decade % 10 == 0 {
             return (decade + 5 + modifier, token.word)
         }
+        // A number belongs to the name only close to it (`, 40s,`, `(8)`, `is 12`, `a twelve-year-old`),
+        // not in `sits with his 7 year-old son`.
+        let near = token.inParentheses || ["age", "aged", "is", "now"].contains(previous)
         for suffix in ["-year-old", "-years-old"] where word.hasSuffix(suffix) {
             let number = String(word.dropLast(suffix.count))
-            if let n = Int(number) ?? spelled(number) { return (n, token.word) }
-        }
-        if let n = Int(word), n > 0, n <= 110 {
-            if token.inParentheses || ["age", "aged", "is", "now"].contains(previous) || next == "years" || next == "year-old"
-                || (token.afterComma && position <= 1) {
+            if let n = Int(number) ?? spelled(number), near || (position <= 2 && ["", "a", "an"].contains(previous)) {
                 return (n, token.word)
             }
+        }
+        if let n = Int(word), n > 0, n <= 110,
+           near || (position <= 1 && (token.afterComma || ["years", "year-old"].contains(next))) {
+            return (n, token.word)
         }
         if let n = spelled(word), ["age", "aged", "is", "she's", "he's", "just"].contains(previous) || next == "years" {
             return (n, token.word)
@@ -223,7 +242,8 @@ enum CharacterReading {
                 }
                 guard let subject else { continue }
                 for word in words.dropFirst(from) {
-                    let w = word.lowercased()
+                    // `she’s`, `he'd`: the pronoun before the apostrophe.
+                    let w = String(word.lowercased().prefix { $0 != "'" && $0 != "’" })
                     if let weight = CharacterLexicon.malePronouns[w] { counts[subject, default: (0, 0)].male += weight }
                     if let weight = CharacterLexicon.femalePronouns[w] { counts[subject, default: (0, 0)].female += weight }
                 }

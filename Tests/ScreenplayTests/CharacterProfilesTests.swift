@@ -273,3 +273,30 @@ struct CharacterProfilesTests {
         #expect(try Self.profiles(text) == Self.profiles(text))
     }
 }
+
+extension CharacterProfilesTests {
+    @Test func aNounJustBeforeTheNameIntroducesIt() throws {
+        let p = try Self.profiles("""
+            INT. HALL - DAY
+
+            His mother SANDRA waits. A forty-year old man named BEAMEN waves. JOE sits with his 7 year-old son, MATTHEW.
+
+            SANDRA
+            Hi.
+
+            BEAMEN
+            Hello.
+
+            JOE
+            Hey.
+
+            MATTHEW
+            Yo.
+            """)
+        #expect(p.person("SANDRA")?.gender == .female)
+        #expect(p.person("SANDRA")?.evidence.contains { $0.source == .introduction && $0.detail.contains("His mother") } == true)
+        #expect(p.person("BEAMEN")?.gender == .male)
+        #expect(p.person("MATTHEW")?.gender == .male)
+        #expect(p.person("JOE")?.age == nil, "the son's age is not the father's")
+    }
+}
