@@ -61,12 +61,13 @@ public struct EnrichJob: JobParameters {
             throw JobError.permanent("enrich: production \(productionID) has no parsed document")
         }
         let analysis = ScriptAnalysis(document: document)
-        let cast: Cast
+        let proposal: CastProposal
         do {
-            cast = try await CastingDirector.cast(document: document, registry: providers, overrides: request.cast)
+            proposal = try await CastingDirector.propose(document: document, registry: providers, overrides: request.cast)
         } catch let error as SpeechError where !error.isRetryable {
             throw JobError.permanent("enrich: casting failed: \(error.description)")
         }
+        let cast = proposal.cast
         let lines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters)
         context.logger.debug("enriched production", metadata: [
             "characters": "\(analysis.characters.count)", "scenes": "\(analysis.scenes.count)", "lines": "\(lines.count)",
@@ -85,7 +86,8 @@ public struct EnrichJob: JobParameters {
                                    metadata: ["count": "\(vanished.count)"])
         }
         context.transactional { connection in
-            try TableReadRows.storeEnrichment(productionID, analysis: analysis, cast: cast, lines: lines, on: connection)
+            try TableReadRows.storeEnrichment(productionID, analysis: analysis, cast: cast, lines: lines,
+                                              choices: proposal.choices, on: connection)
             try TableReadRows.forgetAudio(vanished, on: connection)
         }
         return Result(characters: analysis.characters.count, scenes: analysis.scenes.count, lines: lines.count,
@@ -99,14 +101,15 @@ public struct EnrichJob: JobParameters {
         var rules = SpeakableRules()
         rules.announceCharacters = announceCharacters
         return rules.items(for: document).map { item in
-            let voice = cast.voice(for: item.role)
-            let key = ContentKey.speech(provider: cast.provider, voice: voice, language: cast.language,
-                                        options: .standard, text: item.text)
+            let role = cast.role(for: item.role)
+            let key = ContentKey.speech(provider: role.provider, voice: role.voice, language: cast.language,
+                                        options: role.options ?? .standard, text: item.text)
             return TableReadLine(chapterIndex: item.chapterIndex, orderIndex: item.orderIndex,
-                                 elementType: item.elementType.rawValue, speaker: item.role.description, voice: voice,
-                                 provider: cast.provider, language: cast.language, text: item.text,
+                                 elementType: item.elementType.rawValue, speaker: item.role.description, voice: role.voice,
+                                 provider: role.provider, language: cast.language, text: item.text,
                                  contentKey: key.description,
-                                 sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex))
+                                 sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex),
+                                 options: role.options)
         }
     }
 }

@@ -71,7 +71,7 @@ public struct TableReadPlan: ProductionPlan {
             let jobs = try batches.map { batch in
                 let items = batch.map { line in
                     GenerateJob.Item(text: line.text, voice: line.voice, provider: line.provider, language: line.language,
-                                     owner: .init(kind: .element, id: Self.elementID(documentID, line)))
+                                     options: line.options, owner: .init(kind: .element, id: Self.elementID(documentID, line)))
                 }
                 return try JobRequest(GenerateJob(items: items), options: options)
             }

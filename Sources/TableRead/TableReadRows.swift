@@ -19,6 +19,8 @@ public struct TableReadLine: Codable, Sendable, Hashable {
     public var contentKey: String
     /// 1-based scene index, nil before the first scene heading.
     public var sceneIndex: Int?
+    /// The synthesis options the content key was computed with (a role's age adjustment); nil: defaults.
+    public var options: SynthesisOptions?
 }
 
 /// A line as the assembler sees it: the line plus its audio, if generated.
@@ -86,22 +88,29 @@ enum TableReadRows {
 
     /// Replaces the production's characters, scenes, lines and cast, and records the summary.
     static func storeEnrichment(_ productionID: UUID, analysis: ScriptAnalysis, cast: Cast, lines: [TableReadLine],
-                                on connection: PostgresConnection) throws {
+                                choices: [CastProposal.Choice] = [], on connection: PostgresConnection) throws {
         for table in ["production_characters", "production_scenes", "production_lines"] {
             try connection.query("DELETE FROM \(table) WHERE production_id = $1", [productionID])
         }
         let characters = analysis.characters
         if !characters.isEmpty {
+            let chosen = characters.map { character in choices.first { $0.name == character.name } }
             try connection.query("""
                 INSERT INTO production_characters
-                    (production_id, name, dialogue_lines, words, first_chapter, first_order, scenes, voice)
-                SELECT $1, c.name, c.lines, c.words, c.chapter, c.ord, ARRAY(SELECT jsonb_array_elements_text(c.scenes)::int), c.voice
-                FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::text[])
-                     AS c(name, lines, words, chapter, ord, scenes, voice)
+                    (production_id, name, dialogue_lines, words, first_chapter, first_order, scenes, voice,
+                     identity, gender, gender_confidence, age, provider, casting)
+                SELECT $1, c.name, c.lines, c.words, c.chapter, c.ord, ARRAY(SELECT jsonb_array_elements_text(c.scenes)::int), c.voice,
+                       c.identity, c.gender, c.confidence, c.age, c.provider, c.casting
+                FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::text[],
+                            $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::jsonb[])
+                     AS c(name, lines, words, chapter, ord, scenes, voice, identity, gender, confidence, age, provider, casting)
                 """, [productionID, characters.map(\.name), characters.map(\.dialogueLines), characters.map(\.words),
                       characters.map(\.firstChapter), characters.map(\.firstOrder),
                       try characters.map { try PostgresJSON(encoding: $0.scenes) },
-                      characters.map { Optional(cast.voice(for: .character($0.name))) }])
+                      characters.map { Optional(cast.voice(for: .character($0.name))) },
+                      chosen.map { $0?.identity }, chosen.map { $0?.gender?.rawValue }, chosen.map { $0?.genderConfidence },
+                      chosen.map { $0?.age?.rawValue }, characters.map { Optional(cast.role(for: .character($0.name)).provider) },
+                      try chosen.map { try $0.map { try PostgresJSON(encoding: CharacterCasting($0)) } }])
         }
         let scenes = analysis.scenes
         if !scenes.isEmpty {
@@ -119,14 +128,15 @@ enum TableReadRows {
         if !lines.isEmpty {
             try connection.query("""
                 INSERT INTO production_lines (production_id, chapter_index, order_index, element_type, speaker, voice,
-                                              provider, language, text, content_key, scene_index)
+                                              provider, language, text, content_key, scene_index, options)
                 SELECT $1, l.* FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                           $9::text[], $10::text[], $11::int[])
+                                           $9::text[], $10::text[], $11::int[], $12::jsonb[])
                      AS l(chapter_index, order_index, element_type, speaker, voice, provider, language, text, content_key,
-                          scene_index)
+                          scene_index, options)
                 """, [productionID, lines.map(\.chapterIndex), lines.map(\.orderIndex), lines.map(\.elementType),
                       lines.map(\.speaker), lines.map(\.voice), lines.map(\.provider), lines.map(\.language),
-                      lines.map(\.text), lines.map(\.contentKey), lines.map(\.sceneIndex)])
+                      lines.map(\.text), lines.map(\.contentKey), lines.map(\.sceneIndex),
+                      try lines.map { try $0.options.map { try PostgresJSON(encoding: $0) } }])
         }
         try connection.query("""
             INSERT INTO casts (owner, provider, language, narrator, characters, updated_at)
@@ -241,6 +251,7 @@ enum TableReadRows {
                       elementType: row.string("element_type") ?? "", speaker: row.string("speaker") ?? "narrator",
                       voice: row.string("voice") ?? "", provider: row.string("provider") ?? "",
                       language: row.string("language"), text: row.string("text") ?? "",
-                      contentKey: row.string("content_key") ?? "", sceneIndex: row.int("scene_index"))
+                      contentKey: row.string("content_key") ?? "", sceneIndex: row.int("scene_index"),
+                      options: try? row.json("options", as: SynthesisOptions.self))
     }
 }
