@@ -20,19 +20,14 @@ public struct CastCommand: AsyncParsableCommand {
     )
 
     @Argument(help: "The screenplay file (Fountain, FDX, Markdown), or - for standard input.") var file: String
-    @Option(help: "Cast file whose choices win (YAML or JSON).") var cast: String?
-    @Option(help: "Cast from this provider only.") var provider: String?
-    @Option(help: "Language (default: the cast file's, else the title page's, else en).") var language: String?
-    @Option(help: "Narrator voice (VOICE or PROVIDER:VOICE).") var narrator: String?
-    @Option(name: .customLong("voice"), help: "A character's voice as NAME=VOICE (repeatable).") var voices: [String] = []
+    @OptionGroup var castFlags: CastFlags
     @Flag(help: "Print JSON (a cast file that also carries every choice and its evidence).") var json = false
     @Option(help: "File of KEY=VALUE lines read when a variable is not set (default: .reparto/env if present).") var envFile: String?
 
     public init() {}
 
     public func run() async throws {
-        let overrides = try TableReadOptions.castOverrides(file: cast, provider: provider, language: language,
-                                                           narrator: narrator, voices: voices)
+        let overrides = try castFlags.overrides()
         let bytes = try InputFile.read(file, maxBytes: ParseOptions.defaultMaxBytes)
         let document: ScreenplayDocument
         do { document = try ScreenplayReader.read(bytes, fileName: file == "-" ? nil : file) } catch {

@@ -22,16 +22,8 @@ struct CastCommandTests {
         Me too!
         """
 
-    static func file(_ name: String, _ text: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-cast-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent(name)
-        try Data(text.utf8).write(to: url)
-        return url
-    }
-
     @Test func printsAnEditableCastFileWithTheEvidence() async throws {
-        let script = try Self.file("kitchen.fountain", Self.script)
+        let script = try CLIDocumentedTests.temporaryFile("kitchen.fountain", Self.script)
         defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
         let environment = ProcessInfo.processInfo.environment
         let yaml = try await RepartoProcess.run(["cast", script.path, "--provider", "espeak-ng"], environment: environment)
@@ -61,7 +53,7 @@ struct CastCommandTests {
         let missing = try await RepartoProcess.run(["cast", "/nonexistent/script.fountain"], environment: environment)
         #expect(missing.status != 0)
         #expect(missing.stderr.split(separator: "\n").count == 1 && missing.stderr.hasPrefix("Error: "), "\(missing.stderr)")
-        let script = try Self.file("s.fountain", Self.script)
+        let script = try CLIDocumentedTests.temporaryFile("s.fountain", Self.script)
         defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
         let unknown = try await RepartoProcess.run(["cast", script.path, "--voice", "SANDRA=espeak-ng:nope"], environment: environment)
         #expect(unknown.status != 0)
