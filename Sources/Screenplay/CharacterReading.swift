@@ -14,8 +14,24 @@ enum CharacterReading {
 
     // MARK: introductions
 
-    /// The first action line that writes `cue` in capitals, read from the name to the end of its sentence.
+    /// The first action line that writes `cue` in capitals, read from the name to the end of its
+    /// sentence. A later line giving the name in capitals with an older age (`WILL, now 28`) gives
+    /// the age: a story told over years is mostly spoken by the grown-up.
     static func introduction(of cue: String, in elements: [Element]) -> Description? {
+        guard var first = firstIntroduction(of: cue, in: elements) else { return nil }
+        for element in elements where element.type == .action || element.type == .centered {
+            let text = element.plainText
+            guard let range = capitalizedMention(of: cue, in: text) else { continue }
+            let later = describe(sentence(from: text[range.upperBound...].drop { $0 == " " || $0.isUppercase }))
+            if let age = later.age, let current = first.age, age > current {
+                first.age = age
+                first.ageText = (first.ageText.map { $0 + ", later " } ?? "") + (later.ageText ?? age.rawValue)
+            }
+        }
+        return first
+    }
+
+    static func firstIntroduction(of cue: String, in elements: [Element]) -> Description? {
         for element in elements where element.type == .action || element.type == .centered {
             let text = element.plainText
             guard let range = capitalizedMention(of: cue, in: text) else { continue }

@@ -300,3 +300,25 @@ extension CharacterProfilesTests {
         #expect(p.person("JOE")?.age == nil, "the son's age is not the father's")
     }
 }
+
+extension CharacterProfilesTests {
+    @Test func aLaterOlderAgeIsThePersonsAge() throws {
+        let p = try Self.profiles("""
+            INT. BEDROOM - NIGHT
+
+            WILL BLOOM, AGE 3, listens.
+
+            WILL
+            Again.
+
+            INT. RESTAURANT - NIGHT
+
+            WILL, now 28, sits with his bride.
+
+            WILL
+            Dad.
+            """)
+        #expect(p.person("WILL")?.age == .youngAdult)
+        #expect(p.person("WILL")?.evidence.contains { $0.detail.hasSuffix("3, later 28") } == true)
+    }
+}
