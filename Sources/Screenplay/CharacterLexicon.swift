@@ -79,6 +79,11 @@ enum CharacterLexicon {
     static let malePronouns: [String: Double] = ["he": 1, "his": 1, "himself": 1]
     static let femalePronouns: [String: Double] = ["she": 1, "her": 0.5, "hers": 1, "herself": 1]
 
+    /// Words that address someone by gender ("Yes, sir."): said to the previous speaker.
+    static let addresses: [String: Gender] = [
+        "sir": .male, "mister": .male, "ma'am": .female, "ma’am": .female, "maam": .female, "madam": .female,
+    ]
+
     /// Numbers written as words, for "She's sixteen" or "a twelve-year-old".
     static let numberWords: [String: Int] = [
         "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,

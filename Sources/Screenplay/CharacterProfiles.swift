@@ -8,7 +8,9 @@ import Foundation
 /// - a word in a cue (`MRS.`, `GIRL`, `GRANDMA`, `-MAN`): 5;
 /// - a title-page cast list line: 6;
 /// - the introduction in action (`SANDRA (60s), his wife`): 4;
-/// - each he/him/his or she/her in action after the name: 1.
+/// - each he/him/his or she/her in action after the name: 1;
+/// - each "sir" or "ma'am" in the next speaker's reply: 2;
+/// - a first name usually given to one gender: 2.
 ///
 /// A gender is stated when its weight is at least 2 and at least twice the other's; confidence is
 /// its share of the weight times min(1, weight ÷ 6). Pure and deterministic: no dictionary or set
@@ -104,6 +106,9 @@ public struct CharacterProfiles: Codable, Sendable, Hashable {
             if !words.isEmpty, words.count <= 2 { nameWords[identity] = words }
         }
         let pronouns = CharacterReading.pronouns(identities: nameWords, in: document.elements)
+        var identityOf: [String: String] = [:]
+        for cue in cues where cue.kind == .person { identityOf[cue.name] = cue.identity }
+        let addresses = CharacterReading.addresses(identityOf: identityOf, in: document.elements)
 
         var people: [Person] = []
         for identity in order {
@@ -114,6 +119,12 @@ public struct CharacterProfiles: Codable, Sendable, Hashable {
                 evidence.append(CastingEvidence(source: .pronouns,
                     detail: "he/his \(Self.number(counts.male)), she/her \(Self.number(counts.female)) after the name in action",
                     gender: gender, weight: abs(counts.male - counts.female)))
+            }
+            if let counts = addresses[identity], counts.male != counts.female {
+                let gender: Gender = counts.male > counts.female ? .male : .female
+                evidence.append(CastingEvidence(source: .address,
+                    detail: "answered as \(gender == .male ? "sir" : "ma'am") \(max(counts.male, counts.female))×",
+                    gender: gender, weight: 2 * Double(abs(counts.male - counts.female))))
             }
             if let name = CharacterLexicon.firstName(of: identity) {
                 evidence.append(CastingEvidence(source: .name, detail: "\(name.word) is usually a \(name.gender == .male ? "man" : "woman")'s name",

@@ -289,6 +289,40 @@ enum CharacterReading {
         return out.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
+    // MARK: address
+
+    /// "Sir" and "ma'am" in a line, credited to the previous speaker in the same scene: how many
+    /// times each identity is addressed as a man or a woman.
+    static func addresses(identityOf: [String: String], in elements: [Element]) -> [String: (male: Int, female: Int)] {
+        var counts: [String: (male: Int, female: Int)] = [:]
+        var previous: String?
+        var speaker: String?
+        for element in elements {
+            switch element.type {
+            case .sceneHeading:
+                previous = nil
+                speaker = nil
+            case .character:
+                let name = CharacterCue.normalize(element.name ?? CharacterCue(parsing: Substring(element.plainText))?.name ?? "")
+                let identity = identityOf[name]
+                if identity != speaker { previous = speaker }
+                speaker = identity
+            case .dialogue:
+                guard let listener = previous, listener != speaker else { continue }
+                for word in element.plainText.lowercased().split(whereSeparator: { !($0.isLetter || $0 == "'" || $0 == "’") }) {
+                    switch CharacterLexicon.addresses[String(word)] {
+                    case .male: counts[listener, default: (0, 0)].male += 1
+                    case .female: counts[listener, default: (0, 0)].female += 1
+                    case nil: break
+                    }
+                }
+            default:
+                break
+            }
+        }
+        return counts
+    }
+
     // MARK: title page
 
     /// A cast list on the title page (`Cast:` or `Characters:`), one character a line:

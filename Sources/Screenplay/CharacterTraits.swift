@@ -51,6 +51,8 @@ public struct CastingEvidence: Codable, Sendable, Hashable {
         case group
         /// The first name, when it is one usually given to one gender (weak evidence).
         case name
+        /// How the speaker before them is answered: "Good morning, sir."
+        case address
     }
 
     public var source: Source

@@ -322,3 +322,33 @@ extension CharacterProfilesTests {
         #expect(p.person("WILL")?.evidence.contains { $0.detail.hasSuffix("3, later 28") } == true)
     }
 }
+
+extension CharacterProfilesTests {
+    @Test func sirAndMaamInTheReplySayTheGenderOfThePreviousSpeaker() throws {
+        let p = try Self.profiles("""
+            INT. OFFICE - DAY
+
+            INTERCOM
+            How are you doing?
+
+            CLERK
+            Good morning, sir.
+
+            INT. HALL - DAY
+
+            VISITOR
+            Where is it?
+
+            GUARD
+            Down the hall, ma'am.
+
+            CLERK
+            Thank you.
+            """)
+        #expect(p.person("INTERCOM")?.gender == .male)
+        #expect(p.person("INTERCOM")?.evidence.contains { $0.source == .address } == true)
+        #expect(p.person("VISITOR")?.gender == .female)
+        #expect(p.person("GUARD")?.gender == nil, "thanked by name, not addressed")
+        #expect(p.person("CLERK")?.gender == nil)
+    }
+}
