@@ -7,7 +7,7 @@ public struct RepartoCommand: AsyncParsableCommand {
         abstract: "A job cluster that turns scripts and documents into data and media.",
         subcommands: [MigrateCommand.self, WorkerCommand.self, CoordinatorCommand.self, EnqueueCommand.self,
                       StatusCommand.self, WatchCommand.self, CancelCommand.self, RetryCommand.self, ScheduleCommand.self, PruneCommand.self, AssetsCommand.self, BenchCommand.self,
-                      ParseCommand.self, VoicesCommand.self, SpeakCommand.self,
+                      ParseCommand.self, CastCommand.self, VoicesCommand.self, SpeakCommand.self,
                       SubmitCommand.self, RunCommand.self, ResultsCommand.self,
                       DashboardCommand.self, EspeakHelperCommand.self,
                       LimitCommand.self, PauseCommand.self, ResumeCommand.self]

@@ -1,31 +1,101 @@
 import Foundation
 import Yams
 
-/// The voices chosen for one document: a narrator and one voice per character, all from one
-/// provider. Stored with the production so every later job uses the same voices.
+/// One role's voice: the provider, the voice id, and an age adjustment (rate, pitch) when the
+/// role is its person at another age (`YOUNG EDWARD` speaks with `EDWARD`'s voice, higher and quicker).
+public struct CastRole: Codable, Sendable, Hashable {
+    public var provider: String
+    public var voice: String
+    /// nil: the voice as it is.
+    public var options: SynthesisOptions?
+
+    public init(provider: String, voice: String, options: SynthesisOptions? = nil) {
+        self.provider = provider
+        self.voice = voice
+        self.options = options
+    }
+
+    /// `provider:voice`, as a cast file writes it.
+    public var reference: String { provider + ":" + voice }
+}
+
+/// The voices chosen for one document: a narrator and one role per character, possibly from
+/// several providers. Stored with the production so every later job uses the same voices.
+///
+/// JSON: `{"provider", "language", "narrator", "characters": {NAME: {"provider", "voice", "options"}}}`.
+/// A character given as a bare voice id (`{NAME: "en-us+m3"}`, how casts were stored before
+/// roles named their provider) is a voice of ``provider``.
 public struct Cast: Codable, Sendable, Hashable {
-    /// The provider id.
+    /// The narrator's provider, and the provider of characters stored as bare voice ids.
     public var provider: String
     /// The language spoken.
     public var language: String
-    /// The narrator's voice id.
+    /// The narrator's voice id (of ``provider``).
     public var narrator: String
-    /// Normalized character name → voice id.
-    public var characters: [String: String]
+    /// Normalized character name → role.
+    public var characters: [String: CastRole]
 
-    public init(provider: String, language: String, narrator: String, characters: [String: String]) {
+    public init(provider: String, language: String, narrator: String, characters: [String: CastRole]) {
         self.provider = provider
         self.language = language
         self.narrator = narrator
         self.characters = characters
     }
 
-    /// The voice for `role`; characters not in the cast get the narrator's voice.
-    public func voice(for role: SpeakerRole) -> String {
-        switch role {
-        case .narrator: return narrator
-        case .character(let name): return characters[CastingDirector.normalize(name)] ?? narrator
+    /// A cast whose characters all speak with voices of `provider`.
+    public init(provider: String, language: String, narrator: String, characters: [String: String]) {
+        self.init(provider: provider, language: language, narrator: narrator,
+                  characters: characters.mapValues { CastRole(provider: provider, voice: $0) })
+    }
+
+    enum CodingKeys: String, CodingKey { case provider, language, narrator, characters }
+
+    /// A stored role: an object, or a bare voice id of the cast's provider.
+    private enum StoredRole: Decodable {
+        case voice(String)
+        case role(CastRole)
+
+        init(from decoder: any Decoder) throws {
+            if let voice = try? decoder.singleValueContainer().decode(String.self) {
+                self = .voice(voice)
+            } else {
+                self = .role(try CastRole(from: decoder))
+            }
         }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        provider = try c.decode(String.self, forKey: .provider)
+        language = try c.decodeIfPresent(String.self, forKey: .language) ?? CastingDirector.defaultLanguage
+        narrator = try c.decode(String.self, forKey: .narrator)
+        let stored = try c.decodeIfPresent([String: StoredRole].self, forKey: .characters) ?? [:]
+        let provider = self.provider
+        characters = stored.mapValues { role in
+            switch role {
+            case .voice(let voice): return CastRole(provider: provider, voice: voice)
+            case .role(let role): return role
+            }
+        }
+    }
+
+    /// The narrator's role.
+    public var narratorRole: CastRole { CastRole(provider: provider, voice: narrator) }
+
+    /// The role for `speaker`; characters not in the cast get the narrator's.
+    public func role(for speaker: SpeakerRole) -> CastRole {
+        switch speaker {
+        case .narrator: return narratorRole
+        case .character(let name): return characters[CastingDirector.normalize(name)] ?? narratorRole
+        }
+    }
+
+    /// The voice id for `role`; characters not in the cast get the narrator's voice.
+    public func voice(for role: SpeakerRole) -> String { self.role(for: role).voice }
+
+    /// The providers the cast uses, narrator's first, then by name.
+    public var providers: [String] {
+        [provider] + Set(characters.values.map(\.provider)).subtracting([provider]).sorted()
     }
 }
 
@@ -40,13 +110,27 @@ public struct Cast: Codable, Sendable, Hashable {
 /// characters:
 ///   ISOLDE: en-us+Alicia
 ///   Tristan: en-gb-scotland
+///   MARKE: flite:rms
 /// ```
+/// A voice may name its provider (`flite:rms`); without one it is a voice of `provider` (or,
+/// when no provider is named, of the default provider). Naming `provider` casts from that provider
+/// only; without it, casting spreads characters over the configured offline engines.
 public struct CastOverrides: Codable, Sendable, Hashable {
     public var provider: String?
     public var language: String?
     public var narrator: String?
-    /// Character name (any case) → voice id.
+    /// Character name (any case) → voice id, or `provider:voice`.
     public var characters: [String: String]
+
+    /// Splits `provider:voice` when the part before the first `:` is one of `providers`;
+    /// otherwise the whole value is a voice id of no named provider.
+    public static func reference(_ value: String, providers: [String]) -> (provider: String?, voice: String) {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let colon = trimmed.firstIndex(of: ":"), providers.contains(String(trimmed[..<colon])) {
+            return (String(trimmed[..<colon]), String(trimmed[trimmed.index(after: colon)...]))
+        }
+        return (nil, trimmed)
+    }
 
     public init(provider: String? = nil, language: String? = nil, narrator: String? = nil, characters: [String: String] = [:]) {
         self.provider = provider

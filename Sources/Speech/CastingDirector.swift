@@ -1,17 +1,36 @@
 import Foundation
 import Screenplay
 
-/// Gives every character a voice, deterministically.
+/// Gives every character a voice that fits it, deterministically.
 ///
-/// - The narrator gets the override, else the provider's first voice for the language.
-/// - Each character gets its override, else a voice picked by a stable FNV-1a hash of its
-///   normalized name (never Swift's per-process randomized `hashValue`), probing to the next
-///   unused voice so characters get distinct voices as long as the provider has enough; only
-///   then are voices reused (still deterministically).
-/// - The same document, provider and overrides always give the same cast.
+/// 1. The script is read (``CharacterProfiles``): which cues are one person, and each person's
+///    gender and age, with evidence. Unknown stays unknown.
+/// 2. The cast file wins: a name it lists (a cue or a person) gets that voice, whatever the
+///    inference says; it may name any voice of any configured provider (`flite:slt`), novelty
+///    variants included.
+/// 3. The narrator gets the override, else the first provider's first voice for the language.
+/// 4. People are cast in order of dialogue lines (ties by name). The leads — the three biggest
+///    parts and everyone with at least ``leadLines`` lines, at most ``maximumLeads`` — each get
+///    the castable voice of their gender (``VoiceMetadata``) farthest from the narrator and the
+///    leads cast before (``VoiceTraits/distance(to:sameProvider:)``), preferring voices that suit
+///    their age. Minor characters share a small pool per gender (``minorPoolSize`` voices), each
+///    taking the voice least used by characters it shares a scene with.
+/// 5. A person's other cues speak with the same voice, with an age adjustment (``ageOptions(shift:)``);
+///    a group cue speaks with its first member's voice; a chorus cue (`ALL`, `BOTH`) with the narrator's.
+///
+/// No Swift `hashValue`, dictionary or set order reaches the result: same script, providers and
+/// overrides ⇒ same cast, on every machine.
 public enum CastingDirector {
     /// Default language when neither the cast nor the document says.
     public static let defaultLanguage = "en"
+    /// Engines cast together when no provider is named: the default one plus every other configured here.
+    public static let offlineEngines = [EspeakProvider.providerID, "flite"]
+    /// A person with at least this many lines is a lead.
+    public static let leadLines = 10
+    /// At most this many leads.
+    public static let maximumLeads = 12
+    /// Voices per gender that minor characters share.
+    public static let minorPoolSize = 4
 
     /// Upper-cased, trimmed, inner whitespace collapsed: `" Isolde  Marie "` → `"ISOLDE MARIE"`.
     public static func normalize(_ name: String) -> String {
@@ -45,48 +64,105 @@ public enum CastingDirector {
         return out
     }
 
-    /// Casts `characters` from `voices` (the provider's voices for `language`).
+    /// The speed and pitch of a person's cue `shift` age bands from its main age (negative:
+    /// younger, so higher and a little quicker); nil for 0.
+    public static func ageOptions(shift: Int) -> SynthesisOptions? {
+        guard shift != 0 else { return nil }
+        let s = Double(max(-3, min(3, shift)))
+        return SynthesisOptions(speed: ((1 - 0.05 * s) * 100).rounded() / 100, pitch: max(5, min(95, 50 - 8 * Int(s))))
+    }
+
+    // MARK: documents
+
+    /// The providers to cast from: the one the overrides name; else the default provider and every
+    /// other configured engine of ``offlineEngines``.
+    public static func providers(registry: VoiceProviderRegistry, overrides: CastOverrides) throws(SpeechError) -> [any VoiceProvider] {
+        if let named = overrides.provider { return [try registry.configuredProvider(named)] }
+        let main = try registry.configuredProvider(nil)
+        guard offlineEngines.contains(main.id) else { return [main] }
+        return [main] + registry.all.filter { $0.id != main.id && offlineEngines.contains($0.id) && $0.isConfigured }
+    }
+
+    /// Casts a whole document: provider(s) from the overrides or the registry (see
+    /// ``providers(registry:overrides:)``), language from the overrides, else the title page, else
+    /// ``defaultLanguage``. A cast file naming a voice of another configured provider adds that provider.
+    public static func propose(document: ScreenplayDocument, registry: VoiceProviderRegistry,
+                               overrides: CastOverrides = CastOverrides()) async throws -> CastProposal {
+        try overrides.validate()
+        var providers = try providers(registry: registry, overrides: overrides)
+        let castFrom = providers.count
+        let known = registry.all.map(\.id)
+        let named = ([overrides.narrator].compactMap { $0 } + overrides.characters.keys.sorted().compactMap { overrides.characters[$0] })
+            .compactMap { CastOverrides.reference($0, providers: known).provider }
+        for id in named where !providers.contains(where: { $0.id == id }) {
+            providers.append(try registry.configuredProvider(id))
+        }
+        let language = overrides.language ?? language(of: document) ?? defaultLanguage
+        var pools: [VoicePool] = []
+        for provider in providers {
+            pools.append(VoicePool(provider: provider.id, voices: try await provider.voices(language: language)))
+        }
+        let analysis = ScriptAnalysis(document: document)
+        return try propose(profiles: CharacterProfiles(document: document, analysis: analysis), pools: pools,
+                           language: language, overrides: overrides, castFrom: castFrom)
+    }
+
+    /// ``propose(document:registry:overrides:)``'s cast.
+    public static func cast(document: ScreenplayDocument, registry: VoiceProviderRegistry,
+                            overrides: CastOverrides = CastOverrides()) async throws -> Cast {
+        try await propose(document: document, registry: registry, overrides: overrides).cast
+    }
+
+    /// Casts `characters` (names only, so no gender or age is known) from `voices` of one provider.
     ///
     /// - Throws: ``SpeechError/unknownVoice(_:provider:)`` when an override names a voice that is
     ///   not in `voices`; ``SpeechError/invalidCast(reason:)`` when `voices` is empty.
     public static func cast(characters: [String], voices: [Voice], provider: String, language: String,
                             overrides: CastOverrides = CastOverrides()) throws(SpeechError) -> Cast {
-        try overrides.validate()
-        guard !voices.isEmpty else { throw .invalidCast(reason: "provider \(provider) has no voices for language \(language)") }
-        let known = Set(voices.map(\.id))
-        func check(_ id: String) throws(SpeechError) -> String {
-            guard known.contains(id) else { throw .unknownVoice(id, provider: provider) }
-            return id
+        var elements: [Element] = []
+        var seen = Set<String>()
+        for name in characters.map(normalize) where !name.isEmpty && seen.insert(name).inserted {
+            elements += [Element(type: .character, text: name, name: name), Element(type: .dialogue, text: "…")]
         }
-        let narrator = try overrides.narrator.map(check) ?? voices[0].id
-        var assigned: [String: String] = [:]
-        for (name, voice) in overrides.characters { assigned[normalize(name)] = try check(voice) }
-
-        let reserved = Set([narrator]).union(assigned.values)
-        var pool = voices.map(\.id).filter { !reserved.contains($0) }.sorted()
-        if pool.isEmpty { pool = voices.map(\.id).sorted() }
-        let pending = Set(characters.map(normalize)).subtracting(assigned.keys).filter { !$0.isEmpty }
-            .map { (name: $0, hash: stableHash($0)) }
-            .sorted { ($0.hash, $0.name) < ($1.hash, $1.name) }
-        var used = Set<Int>()
-        for (name, hash) in pending {
-            if used.count == pool.count { used.removeAll() }  // more characters than voices: reuse
-            var index = Int(hash % UInt64(pool.count))
-            while used.contains(index) { index = (index + 1) % pool.count }
-            used.insert(index)
-            assigned[name] = pool[index]
-        }
-        return Cast(provider: provider, language: language, narrator: narrator, characters: assigned)
+        let document = ScreenplayDocument(format: .fountain, elements: elements)
+        var single = overrides
+        single.provider = single.provider ?? provider
+        return try propose(profiles: CharacterProfiles(document: document), pools: [VoicePool(provider: provider, voices: voices)],
+                           language: language, overrides: single).cast
     }
 
-    /// Casts a whole document: provider and language from the overrides, else the registry default
-    /// and the document's title page, else ``defaultLanguage``.
-    public static func cast(document: ScreenplayDocument, registry: VoiceProviderRegistry,
-                            overrides: CastOverrides = CastOverrides()) async throws -> Cast {
-        let provider = try registry.configuredProvider(overrides.provider)
-        let language = overrides.language ?? language(of: document) ?? defaultLanguage
-        let voices = try await provider.voices(language: language)
-        return try cast(characters: characters(of: document), voices: voices, provider: provider.id,
-                        language: language, overrides: overrides)
+    // MARK: the casting itself
+
+    /// Casts `profiles` from `pools` (the first pool's provider narrates).
+    /// - Parameter castFrom: how many of the first pools automatic casting draws from (the rest
+    ///   are there only for voices the overrides name); default all.
+    /// - Throws: ``SpeechError/invalidCast(reason:)`` for an empty first pool,
+    ///   ``SpeechError/unknownVoice(_:provider:)`` / ``SpeechError/unknownProvider(_:)`` for an
+    ///   override naming a voice or provider not in `pools`.
+    public static func propose(profiles: CharacterProfiles, pools: [VoicePool], language: String,
+                               overrides: CastOverrides = CastOverrides(), castFrom: Int? = nil) throws(SpeechError) -> CastProposal {
+        try overrides.validate()
+        guard let main = pools.first else { throw .invalidCast(reason: "no voice provider to cast from") }
+        guard let firstVoice = main.voices.first else {
+            throw .invalidCast(reason: "provider \(main.provider) has no voices for language \(language)")
+        }
+        var casting = Casting(pools: pools, castFrom: castFrom ?? pools.count, profiles: profiles)
+        let defaultProvider = overrides.provider ?? main.provider
+        let narrator: CastRole = try overrides.narrator.map { value throws(SpeechError) in
+            try casting.resolve(value, defaultProvider: defaultProvider)
+        } ?? CastRole(provider: main.provider, voice: firstVoice.id)
+        casting.narrator = narrator
+        var fixed: [String: CastRole] = [:]
+        for name in overrides.characters.keys.sorted() {
+            guard let value = overrides.characters[name] else { continue }
+            fixed[normalize(name)] = try casting.resolve(value, defaultProvider: defaultProvider)
+        }
+        let choices = casting.run(fixed: fixed)
+        var characters: [String: CastRole] = [:]
+        for choice in choices {
+            characters[choice.name] = CastRole(provider: choice.provider, voice: choice.voice, options: choice.options)
+        }
+        let cast = Cast(provider: narrator.provider, language: language, narrator: narrator.voice, characters: characters)
+        return CastProposal(cast: cast, providers: pools.prefix(castFrom ?? pools.count).map(\.provider), choices: choices)
     }
 }

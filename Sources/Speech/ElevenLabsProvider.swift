@@ -93,7 +93,8 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
             var languages = (entry.verified_languages ?? []).compactMap(\.language)
             if languages.isEmpty, let l = entry.labels?["language"] { languages = [l] }
             return Voice(id: entry.voice_id, name: entry.name ?? entry.voice_id, languages: languages,
-                         gender: entry.labels?["gender"], provider: id)
+                         gender: entry.labels?["gender"], provider: id, age: entry.labels?["age"],
+                         accent: entry.labels?["accent"])
         }.filter { $0.speaks(language) }
     }
 

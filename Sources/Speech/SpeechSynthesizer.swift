@@ -57,10 +57,12 @@ public struct SpeechSynthesizer: Sendable {
     public func render(_ items: [SpeakableItem], cast: Cast, pause: Double = 0.4, options: SynthesisOptions = .standard) async throws -> SynthesizedAudio {
         var parts: [PCMAudio] = []
         for item in items {
-            let audio = try await synthesize(text: item.text, provider: cast.provider, voice: cast.voice(for: item.role),
-                                             language: cast.language, options: item.delivery?.options(options) ?? options)
+            let role = cast.role(for: item.role)
+            let base = role.options ?? options
+            let audio = try await synthesize(text: item.text, provider: role.provider, voice: role.voice,
+                                             language: cast.language, options: item.delivery?.options(base) ?? base)
             do { parts.append(try PCMAudio(wav: audio.data)) } catch {
-                throw SpeechError.invalidAudio(provider: cast.provider, reason: error.description)
+                throw SpeechError.invalidAudio(provider: role.provider, reason: error.description)
             }
         }
         guard !parts.isEmpty else { throw SpeechError.emptyText }

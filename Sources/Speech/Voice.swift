@@ -13,13 +13,20 @@ public struct Voice: Codable, Sendable, Hashable {
     public var gender: String?
     /// The provider id.
     public var provider: String
+    /// The age the provider gives the voice (ElevenLabs' `age` label: `young`, `middle aged`, `old`), if any.
+    public var age: String?
+    /// The accent the provider gives the voice (ElevenLabs' `accent` label), if any.
+    public var accent: String?
 
-    public init(id: String, name: String, languages: [String], gender: String? = nil, provider: String) {
+    public init(id: String, name: String, languages: [String], gender: String? = nil, provider: String,
+                age: String? = nil, accent: String? = nil) {
         self.id = id
         self.name = name
         self.languages = languages
         self.gender = gender
         self.provider = provider
+        self.age = age
+        self.accent = accent
     }
 
     /// True when the voice speaks `language` (`en` matches `en-us`; nil or empty matches all).

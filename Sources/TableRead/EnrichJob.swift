@@ -61,12 +61,13 @@ public struct EnrichJob: JobParameters {
             throw JobError.permanent("enrich: production \(productionID) has no parsed document")
         }
         let analysis = ScriptAnalysis(document: document)
-        let cast: Cast
+        let proposal: CastProposal
         do {
-            cast = try await CastingDirector.cast(document: document, registry: providers, overrides: request.cast)
+            proposal = try await CastingDirector.propose(document: document, registry: providers, overrides: request.cast)
         } catch let error as SpeechError where !error.isRetryable {
             throw JobError.permanent("enrich: casting failed: \(error.description)")
         }
+        let cast = proposal.cast
         let allLines = Self.lines(document: document, analysis: analysis, cast: cast, announceCharacters: request.announceCharacters,
                                   lexicon: request.lexicon, phonemeAlphabets: providers.phonemeAlphabets)
         let lines = try request.scope.map { try Self.scoped(allLines, to: $0, analysis: analysis, document: document) } ?? allLines
@@ -87,7 +88,8 @@ public struct EnrichJob: JobParameters {
                                    metadata: ["count": "\(vanished.count)"])
         }
         context.transactional { connection in
-            try TableReadRows.storeEnrichment(productionID, analysis: analysis, cast: cast, lines: lines, on: connection)
+            try TableReadRows.storeEnrichment(productionID, analysis: analysis, cast: cast, lines: lines,
+                                              choices: proposal.choices, on: connection)
             try TableReadRows.forgetAudio(vanished, on: connection)
         }
         return Result(characters: analysis.characters.count, scenes: analysis.scenes.count, lines: lines.count,
@@ -113,24 +115,24 @@ public struct EnrichJob: JobParameters {
     ///
     /// With a `lexicon`, a line's provider gets its words as phonemes when `phonemeAlphabets`
     /// says the provider reads the entry's alphabet, else respelled; the content key hashes that
-    /// text and the options of the line's delivery, so only the lines they change get new audio.
+    /// text and the role's options with the line's delivery applied, so only the lines they change
+    /// get new audio.
     public static func lines(document: ScreenplayDocument, analysis: ScriptAnalysis, cast: Cast,
                              announceCharacters: Bool, lexicon: PronunciationLexicon? = nil,
                              phonemeAlphabets: [String: PhonemeAlphabet] = [:]) -> [TableReadLine] {
         var rules = SpeakableRules()
         rules.announceCharacters = announceCharacters
         return rules.items(for: document).map { item in
-            let voice = cast.voice(for: item.role)
-            let spoken = lexicon?.spokenText(item.text, alphabet: phonemeAlphabets[cast.provider]) ?? item.text
-            let options = item.delivery?.options() ?? .standard
-            let key = ContentKey.speech(provider: cast.provider, voice: voice, language: cast.language,
-                                        options: options, text: spoken)
-            return TableReadLine(chapterIndex: item.chapterIndex, orderIndex: item.orderIndex,
-                                 elementType: item.elementType.rawValue, speaker: item.role.description, voice: voice,
-                                 provider: cast.provider, language: cast.language, text: item.text,
-                                 contentKey: key.description,
-                                 sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex),
-                                 spokenText: spoken == item.text ? nil : spoken, delivery: item.delivery)
+            let role = cast.role(for: item.role)
+            let spoken = lexicon?.spokenText(item.text, alphabet: phonemeAlphabets[role.provider]) ?? item.text
+            var line = TableReadLine(chapterIndex: item.chapterIndex, orderIndex: item.orderIndex,
+                                     elementType: item.elementType.rawValue, speaker: item.role.description, voice: role.voice,
+                                     provider: role.provider, language: cast.language, text: item.text, contentKey: "",
+                                     sceneIndex: analysis.sceneIndex(chapter: item.chapterIndex, order: item.orderIndex),
+                                     spokenText: spoken == item.text ? nil : spoken, delivery: item.delivery, options: role.options)
+            line.contentKey = ContentKey.speech(provider: role.provider, voice: role.voice, language: cast.language,
+                                                options: line.synthesisOptions, text: spoken).description
+            return line
         }
     }
 }

@@ -23,13 +23,17 @@ enum TableReadResultRows {
                                        failed: count.dead, cancelled: count.cancelled, pending: count.pending)
             }.sorted { (order.firstIndex(of: $0.name) ?? order.count) < (order.firstIndex(of: $1.name) ?? order.count) }
         let characters = try connection.query("""
-            SELECT name, dialogue_lines, words, first_chapter, first_order, to_jsonb(scenes)::text AS scenes, voice
+            SELECT name, dialogue_lines, words, first_chapter, first_order, to_jsonb(scenes)::text AS scenes, voice,
+                   provider, identity, gender, gender_confidence, age, casting
             FROM production_characters WHERE production_id = $1 ORDER BY first_chapter, first_order
             """, [id]).map { r in
                 TableReadResults.Character(name: r.string("name") ?? "", dialogueLines: r.int("dialogue_lines") ?? 0,
                                            words: r.int("words") ?? 0, firstChapter: r.int("first_chapter") ?? 0,
                                            firstOrder: r.int("first_order") ?? 0,
-                                           scenes: try r.json("scenes", as: [Int].self) ?? [], voice: r.string("voice"))
+                                           scenes: try r.json("scenes", as: [Int].self) ?? [], voice: r.string("voice"),
+                                           provider: r.string("provider"), identity: r.string("identity"),
+                                           gender: r.string("gender"), genderConfidence: r.double("gender_confidence"),
+                                           age: r.string("age"), casting: try r.json("casting", as: CharacterCasting.self))
             }
         let scenes = try connection.query("""
             SELECT scene_index, heading, setting, location, time_of_day, eighths, estimated_seconds

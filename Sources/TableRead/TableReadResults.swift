@@ -22,6 +22,16 @@ public struct TableReadResults: Codable, Sendable, Hashable {
         public var firstOrder: Int
         public var scenes: [Int]
         public var voice: String?
+        /// The voice's provider (a cast may use several); nil for productions enriched before it was recorded.
+        public var provider: String?
+        /// The person the cue belongs to (`YOUNG EDWARD` → `EDWARD`).
+        public var identity: String?
+        /// As read from the script; nil: unknown.
+        public var gender: String?
+        public var genderConfidence: Double?
+        public var age: String?
+        /// Why it got its voice, with the evidence.
+        public var casting: CharacterCasting?
     }
     public struct Scene: Codable, Sendable, Hashable {
         public var index: Int

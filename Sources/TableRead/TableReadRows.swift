@@ -24,11 +24,16 @@ public struct TableReadLine: Codable, Sendable, Hashable {
     public var spokenText: String?
     /// The parenthetical's delivery (also an unknown one, kept as evidence); nil: none.
     public var delivery: Delivery?
+    /// The role's own synthesis options (a cast's age adjustment); nil: the voice as it is.
+    public var options: SynthesisOptions?
 
     /// The text the provider speaks and the content key hashes.
     public var providerText: String { spokenText ?? text }
-    /// The synthesis options of the line: its delivery's, else the standard ones.
-    public var synthesisOptions: SynthesisOptions { delivery?.options() ?? .standard }
+    /// The synthesis options the content key hashes: the role's, with the delivery applied on top.
+    public var synthesisOptions: SynthesisOptions {
+        let base = options ?? .standard
+        return delivery?.options(base) ?? base
+    }
 }
 
 /// A line as the assembler sees it: the line plus its audio, if generated.
@@ -96,22 +101,29 @@ enum TableReadRows {
 
     /// Replaces the production's characters, scenes, lines and cast, and records the summary.
     static func storeEnrichment(_ productionID: UUID, analysis: ScriptAnalysis, cast: Cast, lines: [TableReadLine],
-                                on connection: PostgresConnection) throws {
+                                choices: [CastProposal.Choice] = [], on connection: PostgresConnection) throws {
         for table in ["production_characters", "production_scenes", "production_lines"] {
             try connection.query("DELETE FROM \(table) WHERE production_id = $1", [productionID])
         }
         let characters = analysis.characters
         if !characters.isEmpty {
+            let chosen = characters.map { character in choices.first { $0.name == character.name } }
             try connection.query("""
                 INSERT INTO production_characters
-                    (production_id, name, dialogue_lines, words, first_chapter, first_order, scenes, voice)
-                SELECT $1, c.name, c.lines, c.words, c.chapter, c.ord, ARRAY(SELECT jsonb_array_elements_text(c.scenes)::int), c.voice
-                FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::text[])
-                     AS c(name, lines, words, chapter, ord, scenes, voice)
+                    (production_id, name, dialogue_lines, words, first_chapter, first_order, scenes, voice,
+                     identity, gender, gender_confidence, age, provider, casting)
+                SELECT $1, c.name, c.lines, c.words, c.chapter, c.ord, ARRAY(SELECT jsonb_array_elements_text(c.scenes)::int), c.voice,
+                       c.identity, c.gender, c.confidence, c.age, c.provider, c.casting
+                FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::text[],
+                            $9::text[], $10::text[], $11::float8[], $12::text[], $13::text[], $14::jsonb[])
+                     AS c(name, lines, words, chapter, ord, scenes, voice, identity, gender, confidence, age, provider, casting)
                 """, [productionID, characters.map(\.name), characters.map(\.dialogueLines), characters.map(\.words),
                       characters.map(\.firstChapter), characters.map(\.firstOrder),
                       try characters.map { try PostgresJSON(encoding: $0.scenes) },
-                      characters.map { Optional(cast.voice(for: .character($0.name))) }])
+                      characters.map { Optional(cast.voice(for: .character($0.name))) },
+                      chosen.map { $0?.identity }, chosen.map { $0?.gender?.rawValue }, chosen.map { $0?.genderConfidence },
+                      chosen.map { $0?.age?.rawValue }, characters.map { Optional(cast.role(for: .character($0.name)).provider) },
+                      try chosen.map { try $0.map { try PostgresJSON(encoding: CharacterCasting($0)) } }])
         }
         let scenes = analysis.scenes
         if !scenes.isEmpty {
@@ -129,15 +141,16 @@ enum TableReadRows {
         if !lines.isEmpty {
             try connection.query("""
                 INSERT INTO production_lines (production_id, chapter_index, order_index, element_type, speaker, voice,
-                                              provider, language, text, content_key, scene_index, spoken_text, delivery)
+                                              provider, language, text, content_key, scene_index, spoken_text, delivery, options)
                 SELECT $1, l.* FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                           $9::text[], $10::text[], $11::int[], $12::text[], $13::jsonb[])
+                                           $9::text[], $10::text[], $11::int[], $12::text[], $13::jsonb[], $14::jsonb[])
                      AS l(chapter_index, order_index, element_type, speaker, voice, provider, language, text, content_key,
-                          scene_index, spoken_text, delivery)
+                          scene_index, spoken_text, delivery, options)
                 """, [productionID, lines.map(\.chapterIndex), lines.map(\.orderIndex), lines.map(\.elementType),
                       lines.map(\.speaker), lines.map(\.voice), lines.map(\.provider), lines.map(\.language),
                       lines.map(\.text), lines.map(\.contentKey), lines.map(\.sceneIndex), lines.map(\.spokenText),
-                      try lines.map { try $0.delivery.map { try PostgresJSON(encoding: $0) } }])
+                      try lines.map { try $0.delivery.map { try PostgresJSON(encoding: $0) } },
+                      try lines.map { try $0.options.map { try PostgresJSON(encoding: $0) } }])
         }
         try connection.query("""
             INSERT INTO casts (owner, provider, language, narrator, characters, updated_at)
@@ -267,6 +280,7 @@ enum TableReadRows {
                       voice: row.string("voice") ?? "", provider: row.string("provider") ?? "",
                       language: row.string("language"), text: row.string("text") ?? "",
                       contentKey: row.string("content_key") ?? "", sceneIndex: row.int("scene_index"),
-                      spokenText: row.string("spoken_text"), delivery: try row.json("delivery", as: Delivery.self))
+                      spokenText: row.string("spoken_text"), delivery: try row.json("delivery", as: Delivery.self),
+                      options: try row.json("options", as: SynthesisOptions.self))
     }
 }

@@ -72,7 +72,8 @@ public struct TableReadReport {
         if !r.characters.isEmpty {
             print("characters")
             for c in r.characters {
-                print("  \(c.name.padding(toLength: max(c.name.count, 18), withPad: " ", startingAt: 0)) \(c.dialogueLines) lines, \(c.words) words, first at \(c.firstChapter)/\(c.firstOrder), scenes \(c.scenes.map(String.init).joined(separator: ",")), voice \(c.voice ?? "?")")
+                print("  \(c.name.padding(toLength: max(c.name.count, 18), withPad: " ", startingAt: 0)) \(c.dialogueLines) lines, \(c.words) words, first at \(c.firstChapter)/\(c.firstOrder), scenes \(c.scenes.map(String.init).joined(separator: ",")), voice \(c.provider.map { $0 + ":" } ?? "")\(c.voice ?? "?")")
+                for line in CastText.resultLines(c) { print("      " + line) }
             }
         }
         if !r.scenes.isEmpty {

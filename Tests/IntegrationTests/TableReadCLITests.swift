@@ -95,6 +95,11 @@ struct TableReadCLITests {
         #expect(text.status == 0)
         #expect(text.stdout.contains("state       completed (stage assemble)"), "\(text.stdout)")
         #expect(text.stdout.contains("  table read  \(tableRead)"), "\(text.stdout)")
+        // Each character's voice with its engine, and what casting read (docs/speech.md, "Casting").
+        #expect(text.stdout.contains("voice espeak-ng:en-gb-x-rp"), "\(text.stdout)")
+        #expect(text.stdout.contains("      female ("), "\(text.stdout)")
+        #expect(text.stdout.contains("      introduction: \"MARGOT, sixties, the director"), "\(text.stdout)")
+        #expect(decoded.characters.first { $0.name == "MARGOT" }?.casting?.reason == "named in the cast file")
 
         let unknown = UUID()
         expectOneErrorLine(try await RepartoProcess.run(["results", unknown.uuidString], environment: run.environment),

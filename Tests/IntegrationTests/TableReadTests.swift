@@ -67,6 +67,13 @@ struct TableReadTests {
                 == ["ISOLDE": 5, "MARGOT": 6, "DEV": 5])
         #expect(results.characters.map(\.name) == ["ISOLDE", "MARGOT", "DEV"])
         #expect(results.characters.first { $0.name == "MARGOT" }?.voice == "en-gb-x-rp")
+        // What casting read is stored with the production (migration 0014): "MARGOT, sixties, …
+        // taps a pencil against her teeth"; the cast file named her voice.
+        let margot = try #require(results.characters.first { $0.name == "MARGOT" })
+        #expect(margot.provider == "espeak-ng" && margot.identity == "MARGOT")
+        #expect(margot.gender == "female" && margot.age == "senior")
+        #expect(margot.casting?.tier == .castFile)
+        #expect(margot.casting?.evidence.contains { $0.source == .introduction } == true)
         #expect(results.narratorVoice == "en-gb")
         #expect(results.scenes.map(\.setting) == ["INT", "INT", "EXT", "INT"])
         #expect(results.scenes.map(\.location) == ["REHEARSAL ROOM", "REHEARSAL ROOM", "THEATRE ROOF", "REHEARSAL ROOM"])

@@ -17,22 +17,25 @@ import Testing
         let a = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en")
         let b = try CastingDirector.cast(characters: Self.characters.reversed().map { $0.lowercased() }, voices: Self.voices,
                                          provider: "mock", language: "en")
-        #expect(a.characters == b.characters)
+        let again = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en")
+        #expect(a == again)
+        #expect(a.characters == b.characters, "order and case of the names do not matter")
         #expect(a.narrator == "v00")
-        #expect(a.voice(for: .character("isolde")) == a.characters["ISOLDE"])
+        #expect(a.voice(for: .character("isolde")) == a.characters["ISOLDE"]?.voice)
         #expect(a.voice(for: .character("NOBODY")) == a.narrator)
+        #expect(a.role(for: .character("NOBODY")) == CastRole(provider: "mock", voice: "v00"))
     }
 
     @Test func voicesAreDistinctWhileTheyLast() throws {
         let cast = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en")
-        let used = Array(cast.characters.values) + [cast.narrator]
+        let used = cast.characters.values.map(\.voice) + [cast.narrator]
         #expect(Set(used).count == used.count)
 
         let many = (0..<50).map { "EXTRA \($0)" }
         let crowded = try CastingDirector.cast(characters: many, voices: Array(Self.voices.prefix(5)), provider: "mock", language: "en")
         #expect(crowded.characters.count == 50)
         // Four non-narrator voices for 50 characters: every one of them is used.
-        #expect(Set(crowded.characters.values) == Set(["v01", "v02", "v03", "v04"]))
+        #expect(Set(crowded.characters.values.map(\.voice)) == Set(["v01", "v02", "v03", "v04"]))
     }
 
     @Test func overridesFromYAMLJSONAndFlags() throws {
@@ -52,9 +55,9 @@ import Testing
         let merged = fromYAML.merging(flags)
         let cast = try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en", overrides: merged)
         #expect(cast.narrator == "v05")
-        #expect(cast.characters["ISOLDE"] == "v09")
-        #expect(cast.characters["TRISTAN"] == "v10")
-        #expect(!cast.characters.filter { !["ISOLDE", "TRISTAN"].contains($0.key) }.values.contains { ["v05", "v09", "v10"].contains($0) })
+        #expect(cast.characters["ISOLDE"]?.voice == "v09")
+        #expect(cast.characters["TRISTAN"]?.voice == "v10")
+        #expect(!cast.characters.filter { !["ISOLDE", "TRISTAN"].contains($0.key) }.values.contains { ["v05", "v09", "v10"].contains($0.voice) })
 
         #expect(throws: SpeechError.unknownVoice("v99", provider: "mock")) {
             try CastingDirector.cast(characters: Self.characters, voices: Self.voices, provider: "mock", language: "en",
@@ -69,6 +72,20 @@ import Testing
         #expect(try JSONDecoder().decode(Cast.self, from: JSONEncoder().encode(cast)) == cast)
     }
 
+    /// Casts stored before roles named their provider (`{NAME: voice}`) still decode.
+    @Test func castsStoredAsBareVoicesDecode() throws {
+        let stored = #"{"provider": "espeak-ng", "language": "en", "narrator": "en-gb", "characters": {"ISOLDE": "en-us+f2"}}"#
+        let cast = try JSONDecoder().decode(Cast.self, from: Data(stored.utf8))
+        #expect(cast.role(for: .character("Isolde")) == CastRole(provider: "espeak-ng", voice: "en-us+f2"))
+        #expect(cast.narratorRole == CastRole(provider: "espeak-ng", voice: "en-gb"))
+        let mixed = #"{"provider": "espeak-ng", "narrator": "en-gb", "characters": {"A": "m3", "B": {"provider": "flite", "voice": "slt", "options": {"speed": 1.05, "pitch": 58}}}}"#
+        let decoded = try JSONDecoder().decode(Cast.self, from: Data(mixed.utf8))
+        #expect(decoded.language == CastingDirector.defaultLanguage)
+        #expect(decoded.characters["A"] == CastRole(provider: "espeak-ng", voice: "m3"))
+        #expect(decoded.characters["B"] == CastRole(provider: "flite", voice: "slt", options: SynthesisOptions(speed: 1.05, pitch: 58)))
+        #expect(decoded.providers == ["espeak-ng", "flite"])
+    }
+
     @Test func documentCastingWithEspeakUsesDocumentLanguage() async throws {
         let doc = ScreenplayDocument(format: .fountain, titlePage: [TitlePageEntry(key: "Language", values: ["de"])], elements: [
             Element(type: .character, text: "ANNA", name: "ANNA"), Element(type: .dialogue, text: "Hallo."),
@@ -81,7 +98,7 @@ import Testing
         #expect(cast.narrator == "de")
         #expect(Set(cast.characters.keys) == ["ANNA", "BEN"])
         #expect(cast.characters["ANNA"] != cast.characters["BEN"])
-        #expect(cast.characters.values.allSatisfy { $0 != cast.narrator })
+        #expect(cast.characters.values.allSatisfy { $0.voice != cast.narrator })
         let again = try await CastingDirector.cast(document: doc, registry: registry)
         #expect(again == cast)
     }

@@ -1,0 +1,226 @@
+import Screenplay
+
+/// One run of ``CastingDirector``'s rules over a script's profiles (see there). Internal: the
+/// state of a casting, kept in arrays so iteration order is the script's and the pools'.
+struct Casting {
+    /// A voice casting may choose, with its traits and its position in the pools (the tie-break).
+    struct Candidate {
+        var provider: String
+        var voice: Voice
+        var traits: VoiceTraits
+        var order: Int
+        var reference: String { provider + ":" + voice.id }
+    }
+
+    let pools: [VoicePool]
+    let candidates: [Candidate]
+    let profiles: CharacterProfiles
+    var narrator = CastRole(provider: "", voice: "")
+
+    init(pools: [VoicePool], castFrom: Int, profiles: CharacterProfiles) {
+        self.pools = pools
+        self.profiles = profiles
+        var candidates: [Candidate] = []
+        for pool in pools.prefix(castFrom) {
+            for voice in pool.voices {
+                var labelled = voice
+                labelled.provider = pool.provider
+                let traits = VoiceMetadata.traits(of: labelled)
+                if traits.castable {
+                    candidates.append(Candidate(provider: pool.provider, voice: labelled, traits: traits, order: candidates.count))
+                }
+            }
+        }
+        self.candidates = candidates
+    }
+
+    /// A cast-file value (`voice` or `provider:voice`) checked against the pools.
+    func resolve(_ value: String, defaultProvider: String) throws(SpeechError) -> CastRole {
+        let reference = CastOverrides.reference(value, providers: pools.map(\.provider))
+        let provider = reference.provider ?? defaultProvider
+        guard let pool = pools.first(where: { $0.provider == provider }) else { throw .unknownProvider(provider) }
+        guard pool.voices.contains(where: { $0.id == reference.voice }) else { throw .unknownVoice(reference.voice, provider: provider) }
+        return CastRole(provider: provider, voice: reference.voice)
+    }
+
+    func traits(of role: CastRole) -> VoiceTraits {
+        let voice = pools.first { $0.provider == role.provider }?.voices.first { $0.id == role.voice }
+        return VoiceMetadata.traits(provider: role.provider, id: role.voice, fallback: voice)
+    }
+
+    /// What was decided for one person.
+    struct Decision {
+        var role: CastRole
+        var tier: CastProposal.Tier
+        var reason: String
+    }
+
+    /// Casts every cue; `fixed` are the cast file's choices by normalized name.
+    func run(fixed: [String: CastRole]) -> [CastProposal.Choice] {
+        let people = profiles.people.sorted { ($1.lines, $0.identity) < ($0.lines, $1.identity) }
+        var decisions: [String: Decision] = [:]
+        var holders: [String: [CharacterProfiles.Person]] = [:]  // voice reference → people cast with it
+        let narratorReference = narrator.reference
+
+        func record(_ person: CharacterProfiles.Person, _ decision: Decision) {
+            decisions[person.identity] = decision
+            holders[decision.role.reference, default: []].append(person)
+        }
+        func conflicts(_ reference: String, _ person: CharacterProfiles.Person) -> Int {
+            (holders[reference] ?? []).filter { !Set($0.scenes).isDisjoint(with: person.scenes) }.count
+        }
+
+        // The cast file first: a person named, or its main cue named.
+        var open: [CharacterProfiles.Person] = []
+        for person in people {
+            let main = person.cues.first { profiles.cue($0)?.ageShift == 0 && fixed[$0] != nil }
+            if let role = fixed[person.identity] ?? main.flatMap({ fixed[$0] }) {
+                record(person, Decision(role: role, tier: .castFile, reason: "named in the cast file"))
+            } else {
+                open.append(person)
+            }
+        }
+
+        // Leads: farthest from the narrator and the leads before them.
+        var chosen: [(traits: VoiceTraits, provider: String)] = [(traits(of: narrator), narrator.provider)]
+        var minors: [CharacterProfiles.Person] = []
+        var leadCount = 0
+        for (rank, person) in open.enumerated() {
+            guard leadCount < CastingDirector.maximumLeads, rank < 3 || person.lines >= CastingDirector.leadLines else {
+                minors.append(person)
+                continue
+            }
+            let gendered = matching(person.gender)
+            var options = gendered.filter { $0.reference != narratorReference && holders[$0.reference] == nil }
+            if options.isEmpty { options = gendered.filter { $0.reference != narratorReference && conflicts($0.reference, person) == 0 } }
+            if options.isEmpty { options = gendered.filter { $0.reference != narratorReference } }
+            guard !options.isEmpty else {
+                record(person, Decision(role: narrator, tier: .lead, reason: "no castable voice: the narrator's"))
+                continue
+            }
+            func score(_ c: Candidate) -> Double {
+                let apart = chosen.map { c.traits.distance(to: $0.traits, sameProvider: c.provider == $0.provider) }.min() ?? 0
+                return apart + (person.age == nil ? 0 : c.traits.suits(person.age) ? 1 : -1) - 3 * Double(conflicts(c.reference, person))
+            }
+            var best = options[0]
+            var bestScore = score(best)
+            for option in options.dropFirst() {
+                let s = score(option)
+                if s > bestScore { best = option; bestScore = s }
+            }
+            leadCount += 1
+            chosen.append((best.traits, best.provider))
+            record(person, Decision(role: CastRole(provider: best.provider, voice: best.voice.id), tier: .lead,
+                                    reason: "lead \(leadCount): \(Self.describe(person.gender)) voice farthest from the narrator and the leads before"
+                                        + (person.age.map { best.traits.suits($0) ? ", suits \($0.rawValue)" : "" } ?? "")))
+        }
+
+        // Minor characters: a small pool per gender, each taking the voice its scene partners use least.
+        var minorPools: [String: [Candidate]] = [:]
+        for person in minors {
+            let key = person.gender?.rawValue ?? "unknown"
+            if minorPools[key] == nil { minorPools[key] = pool(for: person.gender, excluding: Set(holders.keys).union([narratorReference])) }
+            let pool = minorPools[key] ?? []
+            guard !pool.isEmpty else {
+                record(person, Decision(role: narrator, tier: .minor, reason: "no castable voice: the narrator's"))
+                continue
+            }
+            var best = pool[0]
+            var bestKey = (Int.max, Int.max, Int.max, Int.max)
+            for (index, c) in pool.enumerated() {
+                let key = (conflicts(c.reference, person), c.traits.suits(person.age) ? 0 : 1, holders[c.reference]?.count ?? 0, index)
+                if key < bestKey { best = c; bestKey = key }
+            }
+            let shared = bestKey.0 > 0 ? "; a scene partner has it too (pool exhausted)" : ""
+            record(person, Decision(role: CastRole(provider: best.provider, voice: best.voice.id), tier: .minor,
+                                    reason: "minor: \(Self.describe(person.gender)) pool voice \(bestKey.3 + 1) of \(pool.count)\(shared)"))
+        }
+
+        return choices(people: people, decisions: decisions, fixed: fixed)
+    }
+
+    /// Candidates of `gender` (neutral ones for an unknown gender), in pool order; every
+    /// candidate when the pools have no voice of that gender.
+    func matching(_ gender: Gender?) -> [Candidate] {
+        let exact = candidates.filter { $0.traits.gender == gender }
+        return exact.isEmpty ? candidates : exact
+    }
+
+    /// Up to ``CastingDirector/minorPoolSize`` voices of `gender`, apart from each other and from
+    /// the narrator, not in `excluding` while there are enough; an unknown gender takes neutral
+    /// voices, else both genders in turn.
+    func pool(for gender: Gender?, excluding: Set<String>) -> [Candidate] {
+        var source = matching(gender)
+        if gender == nil, candidates.allSatisfy({ $0.traits.gender != nil }) {
+            let female = candidates.filter { $0.traits.gender == .female }
+            let male = candidates.filter { $0.traits.gender == .male }
+            source = (0..<max(female.count, male.count)).flatMap { i in [female[safe: i], male[safe: i]].compactMap { $0 } }
+        }
+        let fresh = source.filter { !excluding.contains($0.reference) }
+        let from = fresh.isEmpty ? source.filter { $0.reference != narrator.reference } : fresh
+        var picked: [Candidate] = []
+        var anchors: [(traits: VoiceTraits, provider: String)] = [(traits(of: narrator), narrator.provider)]
+        while picked.count < CastingDirector.minorPoolSize {
+            let remaining = from.filter { c in !picked.contains { $0.reference == c.reference } }
+            guard var best = remaining.first else { break }
+            var bestScore = -Double.infinity
+            for c in remaining {
+                let s = anchors.map { c.traits.distance(to: $0.traits, sameProvider: c.provider == $0.provider) }.min() ?? 0
+                if s > bestScore { best = c; bestScore = s }
+            }
+            picked.append(best)
+            anchors.append((best.traits, best.provider))
+        }
+        return picked
+    }
+
+    /// One choice per cue: people in casting order with their cues, then groups and choruses.
+    func choices(people: [CharacterProfiles.Person], decisions: [String: Decision], fixed: [String: CastRole]) -> [CastProposal.Choice] {
+        var out: [CastProposal.Choice] = []
+        for person in people {
+            guard let decision = decisions[person.identity] else { continue }
+            let main = person.cues.filter { profiles.cue($0)?.ageShift == 0 }
+                .max { (profiles.cue($0)?.lines ?? 0, $1) < (profiles.cue($1)?.lines ?? 0, $0) } ?? person.cues.first
+            for name in person.cues {
+                guard let cue = profiles.cue(name) else { continue }
+                var role = fixed[name] ?? decision.role
+                var tier: CastProposal.Tier = fixed[name] != nil ? .castFile : name == main ? decision.tier : .sameIdentity
+                var reason = fixed[name] != nil ? "named in the cast file" : name == main ? decision.reason : "\(person.identity)'s voice"
+                if role.voice == decision.role.voice, role.provider == decision.role.provider,
+                   let options = CastingDirector.ageOptions(shift: cue.ageShift) {
+                    role.options = options
+                    reason += cue.ageShift < 0 ? ", younger" : ", older"
+                    reason += " (speed \(options.speed), pitch \(options.pitch ?? 50))"
+                    if tier == .castFile, fixed[name] == nil { tier = .sameIdentity }
+                }
+                out.append(choice(cue, person: person, role: role, tier: tier, reason: reason))
+            }
+        }
+        for cue in profiles.cues where cue.kind != .person {
+            if let role = fixed[cue.name] {
+                out.append(choice(cue, person: nil, role: role, tier: .castFile, reason: "named in the cast file"))
+            } else if cue.kind == .group, let member = cue.members.first(where: { decisions[$0] != nil }), let decision = decisions[member] {
+                out.append(choice(cue, person: nil, role: decision.role, tier: .group,
+                                  reason: "group (\(cue.members.joined(separator: ", "))): spoken with \(member)'s voice"))
+            } else {
+                out.append(choice(cue, person: nil, role: narrator, tier: .chorus, reason: "no one in particular: the narrator's voice"))
+            }
+        }
+        return out
+    }
+
+    func choice(_ cue: CharacterProfiles.Cue, person: CharacterProfiles.Person?, role: CastRole, tier: CastProposal.Tier,
+                reason: String) -> CastProposal.Choice {
+        CastProposal.Choice(name: cue.name, identity: cue.identity, kind: cue.kind, lines: cue.lines, provider: role.provider,
+                            voice: role.voice, options: role.options, gender: person?.gender,
+                            genderConfidence: person?.genderConfidence ?? 0, age: cue.age ?? person?.age,
+                            voiceGender: traits(of: role).gender, tier: tier, reason: reason,
+                            evidence: person.map { $0.evidence } ?? cue.evidence)
+    }
+
+    static func describe(_ gender: Gender?) -> String { gender?.rawValue ?? "unknown-gender (any)" }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
