@@ -4,45 +4,46 @@ import Glibc
 import Foundation
 import Threading
 
-/// Several libespeak-ng synthesizers for one process: ``EspeakHelper`` child processes, each fed
-/// one line at a time by a thread of this pool that owns it.
+/// Several synthesizers of the linked engines (libespeak-ng, flite) for one process:
+/// ``SpeechHelper`` child processes, each fed one line at a time by a thread of this pool that
+/// owns it.
 ///
-/// libespeak-ng allows one synthesizer per process (``EspeakLibrary``), which is enough for a
-/// worker process but not for a process running several workers (`reparto run`): there, a pool
-/// of `size` helpers speaks `size` lines at once while every helper keeps its voice data loaded.
-/// A helper that dies is started again for the next line; the line it was speaking fails with
-/// ``SpeechError/engineFailed(provider:exitCode:message:)``. Helpers end when their standard
-/// input closes, so they never outlive this process.
-public final class EspeakHelperPool: Sendable {
+/// Each engine speaks one line at a time per process (``EspeakLibrary``, ``FliteLibrary``), which
+/// is enough for a worker process but not for a process running several workers (`reparto run`):
+/// there, a pool of `size` helpers speaks `size` lines at once, of either engine, while every
+/// helper keeps its voice data loaded. A helper that dies is started again for the next line; the
+/// line it was speaking fails with ``SpeechError/engineFailed(provider:exitCode:message:)``.
+/// Helpers end when their standard input closes, so they never outlive this process.
+public final class SpeechHelperPool: Sendable {
     /// How many helpers run (at most; they start on first use).
     public let size: Int
-    private let threads: DedicatedThreads<Data, EspeakLibrary.Output>
+    private let threads: DedicatedThreads<(frame: Data, engine: EngineRequest.Engine), LibraryAudio>
 
     /// - Parameters:
-    ///   - executable: the helper program (`reparto`, with `arguments` `["espeak-helper"]`).
+    ///   - executable: the helper program (`reparto`, with `arguments` `["speech-helper"]`).
     ///   - size: helpers, one line each at a time.
     public init(executable: URL, arguments: [String], size: Int) {
         self.size = max(1, size)
-        threads = DedicatedThreads(count: size, name: "reparto-espeak-pool") {
+        threads = DedicatedThreads(count: size, name: "reparto-speech-pool") {
             var helper: Helper?
-            return { frame, _ in
+            return { work, _ in
                 do {
                     if helper == nil { helper = try Helper.start(executable: executable, arguments: arguments) }
-                    return try helper!.speak(frame)
+                    return try helper!.speak(work.frame, engine: work.engine)
                 } catch {
                     let status = helper?.stop() ?? -1
                     helper = nil
-                    return .failure(SpeechError.engineFailed(provider: EspeakProvider.providerID, exitCode: status,
+                    return .failure(SpeechError.engineFailed(provider: work.engine.providerID, exitCode: status,
                                                              message: "synthesizer helper: \(error)"))
                 }
             }
         }
     }
 
-    /// Speaks `text` on the next free helper (same contract as ``EspeakLibrary/synthesize(text:voice:wordsPerMinute:pitch:)``;
-    /// cancelling skips a line still queued).
-    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int) async throws -> EspeakLibrary.Output {
-        try await threads.run(EspeakHelper.Wire.request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch))
+    /// Speaks `request` on the next free helper (same contract as ``EspeakLibrary`` and
+    /// ``FliteLibrary``; cancelling skips a line still queued).
+    public func synthesize(_ request: EngineRequest) async throws -> LibraryAudio {
+        try await threads.run((SpeechHelper.Wire.request(request), request.engine))
     }
 
     /// Why a helper could not be started or stopped answering.
@@ -78,25 +79,24 @@ public final class EspeakHelperPool: Sendable {
 
         /// Sends one request frame and reads the answer.
         @available(*, noasync)
-        func speak(_ frame: Data) throws -> Result<EspeakLibrary.Output, any Error> {
-            guard EspeakHelper.Wire.write(input, frame) else { throw HelperFailure(description: "it stopped reading") }
-            guard let header = EspeakHelper.Wire.read(output, count: 12) else { throw HelperFailure(description: "it stopped answering") }
-            let status = EspeakHelper.Wire.u32(header, 0), sampleRate = Int(EspeakHelper.Wire.u32(header, 4))
-            guard let payload = EspeakHelper.Wire.read(output, count: Int(EspeakHelper.Wire.u32(header, 8))) else {
+        func speak(_ frame: Data, engine: EngineRequest.Engine) throws -> Result<LibraryAudio, any Error> {
+            typealias Wire = SpeechHelper.Wire
+            guard Wire.write(input, frame) else { throw HelperFailure(description: "it stopped reading") }
+            guard let header = Wire.read(output, count: Wire.responseHeader) else { throw HelperFailure(description: "it stopped answering") }
+            let status = Wire.u32(header, 0), sampleRate = Int(Wire.u32(header, 4))
+            guard let payload = Wire.read(output, count: Int(Wire.u32(header, 8))) else {
                 throw HelperFailure(description: "it stopped mid-answer")
             }
             switch status {
-            case 0: return .success(EspeakLibrary.Output(pcm: payload, sampleRate: sampleRate))
-            case 1: return .failure(SpeechError.unknownVoice(String(decoding: frameVoice(frame), as: UTF8.self),
-                                                             provider: EspeakProvider.providerID))
-            default: return .failure(SpeechError.engineError(provider: EspeakProvider.providerID,
-                                                             message: String(decoding: payload, as: UTF8.self)))
+            case 0: return .success(LibraryAudio(pcm: payload, sampleRate: sampleRate))
+            case 1: return .failure(SpeechError.unknownVoice(String(decoding: frameVoice(frame), as: UTF8.self), provider: engine.providerID))
+            default: return .failure(SpeechError.engineError(provider: engine.providerID, message: String(decoding: payload, as: UTF8.self)))
             }
         }
 
         private func frameVoice(_ frame: Data) -> Data {
-            let count = Int(EspeakHelper.Wire.u32(frame, 0))
-            return frame.subdata(in: (frame.startIndex + 16)..<(frame.startIndex + 16 + count))
+            let start = frame.startIndex + SpeechHelper.Wire.requestHeader
+            return frame.subdata(in: start..<(start + Int(SpeechHelper.Wire.u32(frame, 4))))
         }
 
         /// Closes the pipes (the helper exits at end of input), kills it in case it hangs, reaps it.
