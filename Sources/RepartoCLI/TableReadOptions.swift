@@ -39,13 +39,17 @@ struct TableReadOptions: ParsableArguments {
         let registry = VoiceProviderRegistry.standard(environment: configuration.variables)
         do { _ = try registry.provider(overrides.provider) } catch { throw CLIError(error.description) }
         guard (1...100).contains(linesPerJob) else { throw CLIError("--lines-per-job must be between 1 and 100") }
-        let formats = try self.formats.split(separator: ",").map { name in
+        return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
+                                       linesPerJob: linesPerJob, name: name, formats: try Self.formats(self.formats))
+    }
+
+    /// The formats of a `--formats` list (`wav,mp3`), refusing an unknown one in one line.
+    static func formats(_ list: String) throws -> [AudioFileFormat] {
+        try list.split(separator: ",").map { name in
             guard let format = AudioFileFormat(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
                 throw CLIError("unknown format '\(name)' in --formats (wav, mp3, m4b)")
             }
             return format
         }
-        return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name, formats: formats)
     }
 }
