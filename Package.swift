@@ -33,6 +33,7 @@ let package = Package(
         .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
 
         // MARK: owned threads, blocking work, wake signals, backoff
         .target(name: "Threading", swiftSettings: swiftSettings),
@@ -69,7 +70,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
-            "CEspeakNG", "Assets", "Screenplay", "Threading", "RepartoConfiguration",
+            "CEspeakNG", "CFlite", "Assets", "Screenplay", "Threading", "RepartoConfiguration",
             .product(name: "Yams", package: "Yams"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
@@ -108,7 +109,7 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Speech", "TableRead"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
             "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

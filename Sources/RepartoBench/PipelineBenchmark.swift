@@ -8,8 +8,8 @@ import TableRead
 
 /// `reparto bench pipeline`: a generated feature-length script from submission to finished table
 /// read (parse, enrich, one generate job per line, assemble) on a coordinator and workers, against
-/// synthesizing the same lines with espeak-ng directly (and, given a library peer, with
-/// libespeak-ng directly), `processes` at a time.
+/// synthesizing the same lines with the engine's command directly (`espeak-ng` or `flite`; given
+/// a library peer, also libespeak-ng directly), `processes` at a time.
 ///
 /// The caller runs the cluster side: a coordinator and workers on ``namespace`` and ``assets``
 /// around the body ``run(processes:skipDirect:libraryPeer:linesPerJob:timeout:logger:cluster:report:)`` hands it.
@@ -18,11 +18,32 @@ public struct PipelineBenchmark: Sendable {
     public var lines: Int
     /// The generated script's seed (a fresh seed: fresh lines, so no audio is reused).
     public var seed: UInt64
+    /// The engine the script is cast with and run directly.
+    public var engine: Engine
+    /// Files the table read delivers besides the WAV.
+    public var formats: [AudioFileFormat]
 
-    /// A benchmark of a script of `lines` speakable lines generated from `seed` (random when nil).
-    public init(lines: Int, seed: UInt64?) {
+    /// The offline engines the benchmark compares against their own command.
+    public enum Engine: String, Sendable, CaseIterable {
+        case espeak = "espeak-ng"
+        case flite
+
+        /// The direct run's command for one line: the engine's binary writing a WAV at normal speed.
+        func command(voice: String, text: String, output: String) -> (String, [String]) {
+            switch self {
+            case .espeak: ("/usr/bin/espeak-ng", ["-v", voice, "-s", "175", "-w", output, text])
+            case .flite: ("/usr/bin/flite", ["-voice", voice, "-o", output, "-t", text])
+            }
+        }
+    }
+
+    /// A benchmark of a script of `lines` speakable lines generated from `seed` (random when nil),
+    /// cast with `engine`'s voices, delivering `formats`.
+    public init(lines: Int, seed: UInt64?, engine: Engine = .espeak, formats: [AudioFileFormat] = [.wav]) {
         self.lines = lines
         self.seed = seed ?? UInt64.random(in: 1...UInt64.max)
+        self.engine = engine
+        self.formats = formats
     }
 
     /// The run's scratch folder.
@@ -38,7 +59,7 @@ public struct PipelineBenchmark: Sendable {
     public typealias Measurement = (seconds: Double, results: TableReadResults)
 
     /// Runs the whole benchmark and reports each figure through `report` as it is known: the
-    /// script, espeak-ng directly (unless `skipDirect`), libespeak-ng directly (given a
+    /// script, the engine's command directly (unless `skipDirect`), libespeak-ng directly (given a
     /// `libraryPeer`), then the table read on the cluster `cluster` runs around the body it is
     /// given (nil from `cluster`: interrupted), and the ratios. Removes ``work`` at the end.
     public func run(processes: Int, skipDirect: Bool, libraryPeer: URL?, linesPerJob: Int, timeout: Double, logger: Logger,
@@ -52,7 +73,8 @@ public struct PipelineBenchmark: Sendable {
         if !skipDirect {
             let seconds = try await speakDirectly(spoken, processes: processes)
             directSeconds = seconds
-            report(String(format: "espeak-ng directly, %d processes at a time: %.2f s (%.1f lines/s)", processes, seconds, rate(seconds)))
+            report(String(format: "%@ directly, %d processes at a time: %.2f s (%.1f lines/s)", engine.rawValue, processes, seconds,
+                          rate(seconds)))
         }
         var librarySeconds: Double?
         if let libraryPeer {
@@ -65,8 +87,8 @@ public struct PipelineBenchmark: Sendable {
             try await bench.measure(postgres: postgres, linesPerJob: linesPerJob, timeout: timeout, logger: logger)
         }) else { throw BenchError("interrupted") }
         let stageLine = results.stages.map { "\($0.name) \($0.total)" }.joined(separator: ", ")
-        report(String(format: "reparto, %d workers, submit → table read: %.2f s (%.1f lines/s; jobs: %@)", processes,
-                      seconds, rate(seconds), stageLine))
+        report(String(format: "reparto (%@; %@), %d workers, submit → table read: %.2f s (%.1f lines/s; jobs: %@)",
+                      engine.rawValue, formats.map(\.rawValue).joined(separator: ","), processes, seconds, rate(seconds), stageLine))
         report(String(format: "table read: %@ of audio, %d lines spoken, %d missing", TableReadResults.clock(results.audioSeconds ?? 0),
                       results.spokenLines ?? 0, results.missingLines ?? 0))
         if let directSeconds { report(String(format: "ratio reparto / direct: %.3f", seconds / directSeconds)) }
@@ -80,7 +102,7 @@ public struct PipelineBenchmark: Sendable {
         try SyntheticScreenplay(speakableLines: lines, seed: seed).fountain().write(to: script, atomically: true, encoding: .utf8)
         let document = try ScreenplayReader.read(Array(try Data(contentsOf: script)), fileName: script.lastPathComponent)
         let analysis = ScriptAnalysis(document: document)
-        let cast = try await CastingDirector.cast(document: document, registry: .standard())
+        let cast = try await CastingDirector.cast(document: document, registry: .standard(), overrides: castOverrides)
         let spoken = EnrichJob.lines(document: document, analysis: analysis, cast: cast, announceCharacters: false)
         let description = String(format: "script: %d speakable lines, %.0f pages, %d characters, %d scenes (seed %llu)",
                                  spoken.count, analysis.pageCount, analysis.characters.count, analysis.scenes.count, seed)
@@ -92,7 +114,7 @@ public struct PipelineBenchmark: Sendable {
     public func measure(postgres: PostgresClient, linesPerJob: Int, timeout: Double, logger: Logger) async throws -> Measurement {
         let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
         let started = ContinuousClock.now
-        let id = try await tableReads.submit(file: script, options: .init(linesPerJob: linesPerJob))
+        let id = try await tableReads.submit(file: script, options: .init(cast: castOverrides, linesPerJob: linesPerJob, formats: formats))
         _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger)
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         guard let results = try await tableReads.results(id) else { throw BenchError("interrupted") }
@@ -102,12 +124,16 @@ public struct PipelineBenchmark: Sendable {
         return (elapsed, results)
     }
 
-    /// Speaks every line with `espeak-ng -w`, `processes` at a time; returns the wall time.
+    /// The cast the script is read with: the engine's voices.
+    var castOverrides: CastOverrides { CastOverrides(provider: engine.rawValue) }
+
+    /// Speaks every line with the engine's command into a WAV file each, `processes` at a time;
+    /// returns the wall time.
     public func speakDirectly(_ lines: [TableReadLine], processes: Int) async throws -> Double {
         let directory = work.appendingPathComponent("direct")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let commands = lines.enumerated().map { index, line in
-            ("/usr/bin/espeak-ng", ["-v", line.voice, "-s", "175", "-w", directory.appendingPathComponent("\(index).wav").path, line.text])
+            engine.command(voice: line.voice, text: line.text, output: directory.appendingPathComponent("\(index).wav").path)
         }
         return try await ProcessPool.run(commands, processes: processes)
     }

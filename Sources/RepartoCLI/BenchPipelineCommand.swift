@@ -1,22 +1,30 @@
 import ArgumentParser
 import Foundation
 import RepartoBench
+import Speech
 
 /// `reparto bench pipeline`: a generated feature-length table read on a coordinator and workers in
-/// this process (``LocalCluster``) against espeak-ng run directly; see ``PipelineBenchmark``.
+/// this process (``LocalCluster``) against its engine (espeak-ng or flite) run directly; see
+/// ``PipelineBenchmark``.
 struct BenchPipelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipeline",
-        abstract: "Benchmark a feature-length table read against espeak-ng run directly.",
-        discussion: "Needs the services (scripts/services up). Each run generates fresh lines, so no audio is reused.")
+        abstract: "Benchmark a feature-length table read against its speech engine run directly.",
+        discussion: """
+            Needs the services (scripts/services up). Each run generates fresh lines, so no audio is reused. \
+            The table read is loudness-normalized when ffmpeg is installed (as in production); --formats wav,mp3 \
+            also encodes the MP3.
+            """)
 
     @OptionGroup var cluster: ClusterOptions
 
     @Option(help: "Speakable lines in the generated script.") var lines: Int = 1500
-    @Option(help: "Workers (and parallel espeak-ng processes for the direct run).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Workers (and parallel engine processes for the direct run).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "Speakable lines per generate job.") var linesPerJob: Int = 1
     @Option(help: "Seed of the generated script (default: random).") var seed: UInt64?
-    @Flag(help: "Skip the direct espeak-ng run.") var skipDirect = false
+    @Option(help: "The engine the script is cast with and run directly: espeak-ng or flite.") var provider: String = EspeakProvider.providerID
+    @Option(help: "Files the table read delivers: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
+    @Flag(help: "Skip the direct run of the engine.") var skipDirect = false
     @OptionGroup var libraryPeer: LibraryPeerOption
 
     @Option(help: "Handlers per worker (lines spoken at once by each).") var concurrency: Int = 2
@@ -26,13 +34,21 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         guard lines >= 10 && lines <= 100_000 else { throw ValidationError("--lines must be between 10 and 100000") }
         guard workers >= 1 && workers <= 64 else { throw ValidationError("--workers must be between 1 and 64") }
         guard concurrency >= 1 && concurrency <= 64 else { throw ValidationError("--concurrency must be between 1 and 64") }
+        guard PipelineBenchmark.Engine(rawValue: provider) != nil else {
+            throw ValidationError("--provider must be one of \(PipelineBenchmark.Engine.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if provider != EspeakProvider.providerID && libraryPeer.path != nil {
+            throw ValidationError("--library-peer is a libespeak-ng program: it goes with --provider espeak-ng")
+        }
     }
 
     func run() async throws {
         var quiet = cluster.makeLogger("reparto.bench")
         if cluster.logLevel == "info" { quiet.logLevel = .warning }
         let logger = quiet
-        let bench = PipelineBenchmark(lines: lines, seed: seed)
+        let formats = try TableReadOptions.formats(formats)
+        let bench = PipelineBenchmark(lines: lines, seed: seed, engine: PipelineBenchmark.Engine(rawValue: provider) ?? .espeak,
+                                      formats: formats)
         var environment = cluster
         environment.namespace = bench.namespace
         var local = LocalCluster(cluster: environment, workers: workers, namespace: bench.namespace, assetsRoot: bench.assets,

@@ -9,7 +9,7 @@ public struct RepartoCommand: AsyncParsableCommand {
                       StatusCommand.self, WatchCommand.self, CancelCommand.self, RetryCommand.self, ScheduleCommand.self, PruneCommand.self, AssetsCommand.self, BenchCommand.self,
                       ParseCommand.self, CastCommand.self, VoicesCommand.self, SpeakCommand.self,
                       SubmitCommand.self, RunCommand.self, ResultsCommand.self,
-                      DashboardCommand.self, EspeakHelperCommand.self,
+                      DashboardCommand.self, SpeechHelperCommand.self,
                       LimitCommand.self, PauseCommand.self, ResumeCommand.self]
     )
     public init() {}

@@ -24,12 +24,6 @@ struct TableReadOptions: ParsableArguments {
         let registry = VoiceProviderRegistry.standard(environment: configuration.variables)
         do { _ = try registry.provider(overrides.provider) } catch { throw CLIError(error.description) }
         guard (1...100).contains(linesPerJob) else { throw CLIError("--lines-per-job must be between 1 and 100") }
-        let formats = try self.formats.split(separator: ",").map { name in
-            guard let format = AudioFileFormat(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw CLIError("unknown format '\(name)' in --formats (wav, mp3, m4b)")
-            }
-            return format
-        }
         var scope: TableReadScope?
         do {
             if let scenes { scope = TableReadScope(scenes: try TableReadScope.scenes(parsing: scenes)) }
@@ -38,8 +32,18 @@ struct TableReadOptions: ParsableArguments {
             throw CLIError("--\(error.description)")
         }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name, formats: formats, scope: scope,
+                                       linesPerJob: linesPerJob, name: name, formats: try Self.formats(self.formats), scope: scope,
                                        lexicon: try lexicon.map(Self.loadLexicon))
+    }
+
+    /// The formats of a `--formats` list (`wav,mp3`), refusing an unknown one in one line.
+    static func formats(_ list: String) throws -> [AudioFileFormat] {
+        try list.split(separator: ",").map { name in
+            guard let format = AudioFileFormat(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw CLIError("unknown format '\(name)' in --formats (wav, mp3, m4b)")
+            }
+            return format
+        }
     }
 
     /// The lexicon file at `path`, or one error line naming the file and the first bad entry.

@@ -7,14 +7,14 @@ import TableRead
 import TerminalText
 
 /// `reparto voices [list] [--provider P] [--language L] [--json] [--no-cache] [--refresh]`: a
-/// provider's voices; `reparto voices providers [list|enable ID|disable ID]`: the providers'
-/// state in PostgreSQL.
+/// provider's voices; `reparto voices preview VOICE`: a sample spoken into a WAV file;
+/// `reparto voices providers [list|enable ID|disable ID]`: the providers' state in PostgreSQL.
 public struct VoicesCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "voices",
-        abstract: "List voices (default) or list, enable and disable speech providers.",
+        abstract: "List voices (default), preview one, or list, enable and disable speech providers.",
         discussion: "API keys come from ELEVENLABS_API_KEY / OPENAI_API_KEY or the files named by …_FILE, never from flags.",
-        subcommands: [VoicesListCommand.self, VoiceProvidersCommand.self],
+        subcommands: [VoicesListCommand.self, VoicePreviewCommand.self, VoiceProvidersCommand.self],
         defaultSubcommand: VoicesListCommand.self
     )
 
@@ -26,7 +26,7 @@ public struct VoicesCommand: AsyncParsableCommand {
 struct VoicesListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the voices of a speech provider (espeak-ng, elevenlabs, openai).",
+        abstract: "List the voices of a speech provider (espeak-ng, flite, elevenlabs, openai).",
         discussion: """
             With a database configured (REPARTO_DATABASE_URL or .reparto/env) the listing comes from the \
             voice_cache table while it is fresh (24 h) and is stored there otherwise, so workers and this \

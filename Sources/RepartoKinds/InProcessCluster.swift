@@ -34,13 +34,13 @@ public struct InProcessCluster: Sendable {
         self.logger = logger
     }
 
-    /// Several workers in one process share libespeak-ng's one synthesizer unless they get helper
-    /// processes (this executable's `espeak-helper`): one per worker. The provider uses them only
-    /// with its library engine; they start on first use.
-    public static func espeakHelpers(workers: Int) -> EspeakHelperPool? {
+    /// Several workers in one process share each engine's one in-process synthesizer (libespeak-ng,
+    /// flite) unless they get helper processes (this executable's `speech-helper`): one per worker.
+    /// espeak-ng uses them only with its library engine; they start on first use.
+    public static func speechHelpers(workers: Int) -> SpeechHelperPool? {
         guard workers > 1 else { return nil }
-        return EspeakHelperPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-                                arguments: ["espeak-helper"], size: workers)
+        return SpeechHelperPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                arguments: ["speech-helper"], size: workers)
     }
 
     /// Migrates the database of `postgres` (whose pool needs 4 + `workers` connections), then runs
@@ -52,7 +52,7 @@ public struct InProcessCluster: Sendable {
         let migrations = try Migrator.load(directory: Kinds.migrationsDirectory(configuration))
         _ = try await postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
         let registry = Kinds.registry(configuration: configuration, postgres: postgres, assetsRoot: assetsRoot,
-                                      espeakHelpers: Self.espeakHelpers(workers: workers))
+                                      speechHelpers: Self.speechHelpers(workers: workers))
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: Coordinator(postgres: coordinatorPostgres,
                                        amqp: amqp, namespace: namespace, plans: Kinds.plans(), logger: logger)),

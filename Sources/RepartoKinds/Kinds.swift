@@ -14,11 +14,11 @@ public enum Kinds {
     ///   components read: the speech providers' API keys, the espeak-ng engine, the asset volume.
     public static func registry(configuration: ConfigurationValues,
                          postgres: PostgresClient? = nil, assetsRoot root: URL? = nil,
-                         espeakHelpers: EspeakHelperPool? = nil) -> JobRegistry {
+                         speechHelpers: SpeechHelperPool? = nil) -> JobRegistry {
         let registry = JobRegistry.withBuiltins()
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
-            postgres: postgres, espeakHelpers: espeakHelpers))
+            postgres: postgres, speechHelpers: speechHelpers))
         return registry
     }
 

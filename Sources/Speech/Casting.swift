@@ -110,9 +110,10 @@ struct Casting {
             }
             leadCount += 1
             chosen.append((best.traits, best.provider))
-            record(person, Decision(role: CastRole(provider: best.provider, voice: best.voice.id), tier: .lead,
+            let (role, apart) = Self.role(best, sharedWith: conflicts(best.reference, person))
+            record(person, Decision(role: role, tier: .lead,
                                     reason: "lead \(leadCount): \(Self.describe(person.gender)) voice farthest from the narrator and the leads before"
-                                        + (person.age.map { best.traits.suits($0) ? ", suits \($0.rawValue)" : "" } ?? "")))
+                                        + (person.age.map { best.traits.suits($0) ? ", suits \($0.rawValue)" : "" } ?? "") + apart))
         }
 
         // Minor characters: a small pool per gender, each taking the voice its scene partners use least.
@@ -131,9 +132,9 @@ struct Casting {
                 let key = (conflicts(c.reference, person), c.traits.suits(person.age) ? 0 : 1, holders[c.reference]?.count ?? 0, index)
                 if key < bestKey { best = c; bestKey = key }
             }
-            let shared = bestKey.0 > 0 ? "; a scene partner has it too (pool exhausted)" : ""
-            record(person, Decision(role: CastRole(provider: best.provider, voice: best.voice.id), tier: .minor,
-                                    reason: "minor: \(Self.describe(person.gender)) pool voice \(bestKey.3 + 1) of \(pool.count)\(shared)"))
+            let (role, apart) = Self.role(best, sharedWith: bestKey.0)
+            record(person, Decision(role: role, tier: .minor,
+                                    reason: "minor: \(Self.describe(person.gender)) pool voice \(bestKey.3 + 1) of \(pool.count)\(apart)"))
         }
 
         return choices(people: people, decisions: decisions, fixed: fixed)
@@ -187,7 +188,8 @@ struct Casting {
                 var tier: CastProposal.Tier = fixed[name] != nil ? .castFile : name == main ? decision.tier : .sameIdentity
                 var reason = fixed[name] != nil ? "named in the cast file" : name == main ? decision.reason : "\(person.identity)'s voice"
                 if role.voice == decision.role.voice, role.provider == decision.role.provider,
-                   let options = CastingDirector.ageOptions(shift: cue.ageShift) {
+                   let age = CastingDirector.ageOptions(shift: cue.ageShift) {
+                    let options = Self.combined(decision.role.options, age)
                     role.options = options
                     reason += cue.ageShift < 0 ? ", younger" : ", older"
                     reason += " (speed \(options.speed), pitch \(options.pitch ?? 50))"
@@ -219,6 +221,29 @@ struct Casting {
     }
 
     static func describe(_ gender: Gender?) -> String { gender?.rawValue ?? "unknown-gender (any)" }
+
+    /// Pitch offsets (espeak-ng units, 50 = the voice's own) for the second, third… person who must
+    /// share a voice with a scene partner: the pool has no other voice of their gender (flite has
+    /// one woman's voice), so they are pitched apart rather than given a voice of the other gender.
+    static let pitchesApart = [10, -10, 18, -18]
+
+    /// The role for `candidate` when `partners` people it shares scenes with already have its voice,
+    /// and what to add to the reason.
+    static func role(_ candidate: Candidate, sharedWith partners: Int) -> (CastRole, String) {
+        guard partners > 0 else { return (CastRole(provider: candidate.provider, voice: candidate.voice.id), "") }
+        let pitch = 50 + pitchesApart[(partners - 1) % pitchesApart.count]
+        return (CastRole(provider: candidate.provider, voice: candidate.voice.id, options: SynthesisOptions(pitch: pitch)),
+                "; a scene partner has this voice too (no other fits), so pitched apart (pitch \(pitch))")
+    }
+
+    /// A role's own options with a cue's age adjustment on top (speeds multiply, pitch offsets add).
+    static func combined(_ base: SynthesisOptions?, _ age: SynthesisOptions) -> SynthesisOptions {
+        guard let base else { return age }
+        var out = age
+        out.speed = ((base.speed * age.speed) * 100).rounded() / 100
+        out.pitch = max(5, min(95, (base.pitch ?? 50) + (age.pitch ?? 50) - 50))
+        return out
+    }
 }
 
 extension Array {

@@ -24,7 +24,7 @@ public enum CastingDirector {
     /// Default language when neither the cast nor the document says.
     public static let defaultLanguage = "en"
     /// Engines cast together when no provider is named: the default one plus every other configured here.
-    public static let offlineEngines = [EspeakProvider.providerID, "flite"]
+    public static let offlineEngines = [EspeakProvider.providerID, FliteProvider.providerID]
     /// A person with at least this many lines is a lead.
     public static let leadLines = 10
     /// At most this many leads.

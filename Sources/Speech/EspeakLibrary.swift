@@ -17,12 +17,6 @@ public final class EspeakLibrary: Sendable {
     /// The process's synthesizer.
     public static let shared = EspeakLibrary()
 
-    /// One synthesis: 16-bit mono little-endian PCM at `sampleRate`.
-    public struct Output: Sendable {
-        public var pcm: Data
-        public var sampleRate: Int
-    }
-
     struct Request: Sendable {
         var text: String
         var voice: String
@@ -31,7 +25,7 @@ public final class EspeakLibrary: Sendable {
         var amplitude: Int
     }
 
-    private let thread = DedicatedThreads<Request, Output>(count: 1, name: "reparto-espeak") {
+    private let thread = DedicatedThreads<Request, LibraryAudio>(count: 1, name: "reparto-espeak") {
         var engine = EspeakEngine.start()
         return { request, cancellation in
             engine.perform(text: request.text, voice: request.voice, wordsPerMinute: request.wordsPerMinute,
@@ -48,13 +42,13 @@ public final class EspeakLibrary: Sendable {
     ///   - amplitude: 0–200, 100 is espeak-ng's normal.
     /// - Throws: ``SpeechError/unknownVoice(_:provider:)``, ``SpeechError/engineError(provider:message:)``,
     ///   or `CancellationError` when the task was cancelled before or during synthesis.
-    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int = 100) async throws -> Output {
+    public func synthesize(text: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int = 100) async throws -> LibraryAudio {
         try await thread.run(Request(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch, amplitude: amplitude))
     }
 }
 
 /// libespeak-ng driven synchronously by the one thread that owns it (``EspeakLibrary``'s thread,
-/// or the main thread of an ``EspeakHelper`` process): whether the library started, and the voice
+/// or the main thread of a ``SpeechHelper`` process): whether the library started, and the voice
 /// it has loaded.
 struct EspeakEngine {
     static let provider = EspeakProvider.providerID
@@ -82,7 +76,7 @@ struct EspeakEngine {
 
     @available(*, noasync)
     mutating func perform(text requestText: String, voice: String, wordsPerMinute: Int, pitch: Int, amplitude: Int,
-                          cancellation: CancellationFlag) -> Result<EspeakLibrary.Output, any Error> {
+                          cancellation: CancellationFlag) -> Result<LibraryAudio, any Error> {
         if cancellation.isCancelled { return .failure(CancellationError()) }
         let rate: Int
         switch sampleRate {
@@ -111,14 +105,16 @@ struct EspeakEngine {
         let flags = UInt32(espeakCHARS_UTF8) | UInt32(espeakENDPAUSE) | UInt32(espeakPHONEMES)
         // A C string ends at the first NUL: say the rest of the text too, as the command does.
         let text = requestText.contains("\0") ? requestText.replacingOccurrences(of: "\0", with: " ") : requestText
-        let status = text.withCString { text in
-            espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, nil, retained.toOpaque())
+        let status = LibraryRandom.withSequence(seed: nil) {
+            text.withCString { text in
+                espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, nil, retained.toOpaque())
+            }
         }
         if cancellation.isCancelled { return .failure(CancellationError()) }
         guard status == ENS_OK else {
             return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status)))
         }
-        return .success(EspeakLibrary.Output(pcm: sink.pcm, sampleRate: rate))
+        return .success(LibraryAudio(pcm: sink.pcm, sampleRate: rate))
     }
 
     /// As the `espeak-ng` command does for `-v`: a voice name or file (`en-us`, `gmw/en`,

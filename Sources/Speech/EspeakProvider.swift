@@ -11,7 +11,7 @@ import Foundation
 ///   `ProcessRunner`) and any number of syntheses run concurrently. Chosen when an executable is
 ///   given (`ESPEAK_NG_PATH` or `executable:`) or `REPARTO_ESPEAK_ENGINE=process`.
 ///
-/// A process that runs several workers gives the library engine an ``EspeakHelperPool``: helper
+/// A process that runs several workers gives the library engine a ``SpeechHelperPool``: helper
 /// processes with libespeak-ng each, so lines are spoken in parallel.
 ///
 /// Voice listings come from the command either way (`--voices`, once per provider).
@@ -39,7 +39,7 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     public let engine: Engine
     /// With the library engine: helper processes to speak several lines at once (nil: this
     /// process's one ``EspeakLibrary``).
-    public let helpers: EspeakHelperPool?
+    public let helpers: SpeechHelperPool?
     private let cache = EspeakVoiceCache()
 
     /// Where the synthesis runs.
@@ -56,7 +56,7 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     ///   - engine: default: ``Engine/process`` when `executable` or `$ESPEAK_NG_PATH` names a
     ///     binary or `$REPARTO_ESPEAK_ENGINE` is `process`, else ``Engine/library``.
     public init(executable: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-                maxCharactersPerRequest: Int = 20_000, engine: Engine? = nil, helpers: EspeakHelperPool? = nil) {
+                maxCharactersPerRequest: Int = 20_000, engine: Engine? = nil, helpers: SpeechHelperPool? = nil) {
         self.executable = executable ?? Self.locate(environment: environment)
         self.maxCharactersPerRequest = maxCharactersPerRequest
         self.engine = engine ?? Self.defaultEngine(explicitExecutable: executable != nil, environment: environment)
@@ -145,15 +145,13 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
         if engine == .library {
             let pitch = max(0, min(99, options.pitch ?? 50))
             let output = if let helpers {
-                try await helpers.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch, amplitude: amplitude)
+                try await helpers.synthesize(EngineRequest(engine: .espeak, text: text, voice: voice, rate: wordsPerMinute, pitch: pitch,
+                                                           amplitude: amplitude))
             } else {
                 try await EspeakLibrary.shared.synthesize(text: text, voice: voice, wordsPerMinute: wordsPerMinute, pitch: pitch,
                                                           amplitude: amplitude)
             }
-            guard !output.pcm.isEmpty else { throw SpeechError.invalidAudio(provider: id, reason: "espeak-ng produced no samples") }
-            let format = WAVFormat.pcm16(sampleRate: output.sampleRate)
-            return SynthesizedAudio(data: WAVWriter.wrap(rawPCM: output.pcm, format: format), mimeType: outputMimeType,
-                                    format: format, duration: Double(output.pcm.count / 2) / Double(output.sampleRate))
+            return try output.wav(provider: id)
         }
         var arguments = ["--stdout", "-b", "1", "-v", voice, "-s", String(wordsPerMinute)]
         if let pitch = options.pitch { arguments += ["-p", String(max(0, min(99, pitch)))] }

@@ -32,7 +32,7 @@ public enum VoiceMetadata {
             }
             traits.accent = accent
             return traits
-        case "flite":
+        case FliteProvider.providerID:
             if let traits = flite[id] { return traits }
         case "openai":
             if let traits = openAI[id] { return traits }

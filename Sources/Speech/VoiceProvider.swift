@@ -92,12 +92,14 @@ public struct VoiceProviderRegistry: Sendable {
         return provider
     }
 
-    /// espeak-ng, ElevenLabs and OpenAI-compatible providers configured from `environment`
-    /// (see docs/speech.md for the variables).
+    /// espeak-ng, flite, ElevenLabs and OpenAI-compatible providers configured from `environment`
+    /// (see docs/speech.md for the variables); `speechHelpers` speak the offline engines' lines
+    /// in parallel for a process that runs several workers.
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                espeakHelpers: EspeakHelperPool? = nil) -> VoiceProviderRegistry {
+                                speechHelpers: SpeechHelperPool? = nil) -> VoiceProviderRegistry {
         var registry = VoiceProviderRegistry()
-        registry.register(EspeakProvider(environment: environment, helpers: espeakHelpers))
+        registry.register(EspeakProvider(environment: environment, helpers: speechHelpers))
+        registry.register(FliteProvider(helpers: speechHelpers))
         registry.register(ElevenLabsProvider(configuration: .init(environment: environment)))
         registry.register(OpenAISpeechProvider(configuration: .init(environment: environment)))
         return registry

@@ -40,7 +40,7 @@ public struct EnrichJob: JobParameters {
     /// `environment.postgres` (without a database every job fails with that reason).
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment,
                                 providers: VoiceProviderRegistry? = nil) {
-        let providers = providers ?? VoiceProviderRegistry.standard(environment: environment.variables, espeakHelpers: environment.espeakHelpers)
+        let providers = providers ?? VoiceProviderRegistry.standard(environment: environment.variables, speechHelpers: environment.speechHelpers)
         let postgres = environment.postgres
         let root = environment.assetsRoot
         registry.register(EnrichJob.self, timeout: 300) { parameters, context in

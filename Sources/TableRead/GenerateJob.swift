@@ -140,7 +140,7 @@ public struct GenerateJob: JobParameters {
     @discardableResult
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment,
                                 providerStateLifetime: Duration = .seconds(5)) -> SpeechGenerator {
-        let generator = SpeechGenerator(providers: .standard(environment: environment.variables, espeakHelpers: environment.espeakHelpers),
+        let generator = SpeechGenerator(providers: .standard(environment: environment.variables, speechHelpers: environment.speechHelpers),
                                         assetsRoot: environment.assetsRoot, postgres: environment.postgres,
                                         providerStateLifetime: providerStateLifetime)
         if environment.postgres != nil {

@@ -13,15 +13,15 @@ public struct PipelineEnvironment: Sendable {
     /// The worker's pool; kinds that read the database (enrich, assemble) need it and fail their
     /// jobs with a clear error without it.
     public var postgres: PostgresClient?
-    /// espeak-ng helper processes, for a process running several workers (nil: the process's one
-    /// in-process synthesizer).
-    public var espeakHelpers: EspeakHelperPool?
+    /// espeak-ng and flite helper processes, for a process running several workers (nil: the
+    /// process's one in-process synthesizer per engine).
+    public var speechHelpers: SpeechHelperPool?
 
     public init(assetsRoot: URL, variables: [String: String] = ProcessInfo.processInfo.environment,
-                postgres: PostgresClient? = nil, espeakHelpers: EspeakHelperPool? = nil) {
+                postgres: PostgresClient? = nil, speechHelpers: SpeechHelperPool? = nil) {
         self.assetsRoot = assetsRoot
         self.variables = variables
         self.postgres = postgres
-        self.espeakHelpers = espeakHelpers
+        self.speechHelpers = speechHelpers
     }
 }

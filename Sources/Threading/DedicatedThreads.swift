@@ -4,7 +4,7 @@ import Synchronization
 
 /// Work served in order by up to `count` threads of their own (never Swift's cooperative pool),
 /// each with state that only it touches: a C library with global state (``EspeakLibrary``), or a
-/// helper process and its pipes (``EspeakHelperPool``).
+/// helper process and its pipes (``SpeechHelperPool``).
 ///
 /// Threads start on demand and live as long as the process. Async callers await a continuation;
 /// cancelling one skips its work if no thread has taken it yet, and otherwise sets the

@@ -200,7 +200,7 @@ struct GenerateJobTests {
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_cache") == 0)
 
         try await catalog.recordProviders(.standard(environment: ["PATH": "/usr/bin:/bin"]))
-        #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers") == 3)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers") == 4, "espeak-ng, flite, ElevenLabs, OpenAI")
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers WHERE id = 'espeak-ng' AND configured AND enabled") == 1)
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers WHERE id = 'openai' AND NOT configured") == 1)
         await cluster.shutdown()

@@ -44,10 +44,10 @@ struct SpeakCommandTests {
         #expect(identical, "the library's first line differs from espeak-ng's")
     }
 
-    /// `reparto espeak-helper` processes speak lines in parallel for a process that runs several
+    /// `reparto speech-helper` processes speak lines in parallel for a process that runs several
     /// workers; every line comes back whole, in the voice and at the speed it asked for.
     @Test func aHelperPoolSpeaksLinesConcurrentlyLikeTheLibrary() async throws {
-        let pool = EspeakHelperPool(executable: RepartoProcess.executable, arguments: ["espeak-helper"], size: 2)
+        let pool = SpeechHelperPool(executable: RepartoProcess.executable, arguments: ["speech-helper"], size: 2)
         let pooled = EspeakProvider(environment: [:], engine: .library, helpers: pool)
         let library = EspeakProvider(environment: [:], engine: .library)
         let lines = (0..<8).map { ("Line number \($0) of the pool test, spoken at its own speed.", $0 % 2 == 0 ? 1.0 : 1.5) }
@@ -68,7 +68,7 @@ struct SpeakCommandTests {
             #expect(abs((durations[index] ?? 0) - expected) < 0.12 * expected, "line \(index)")
         }
         await #expect(throws: SpeechError.unknownVoice("zz", provider: "espeak-ng")) {
-            try await pool.synthesize(text: "Hello.", voice: "zz", wordsPerMinute: 175, pitch: 50)
+            try await pool.synthesize(EngineRequest(engine: .espeak, text: "Hello.", voice: "zz", rate: 175, pitch: 50))
         }
     }
 
@@ -77,7 +77,7 @@ struct SpeakCommandTests {
     /// same as the phonemes typed directly, not the plain word; and its amplitude reaches the engine.
     @Test func aLexiconsPhonemesReachTheLibraryThroughAHelper() async throws {
         func speak(_ text: String, volume: Double? = nil) async throws -> Data {
-            let pool = EspeakHelperPool(executable: RepartoProcess.executable, arguments: ["espeak-helper"], size: 1)
+            let pool = SpeechHelperPool(executable: RepartoProcess.executable, arguments: ["speech-helper"], size: 1)
             let provider = EspeakProvider(environment: [:], engine: .library, helpers: pool)
             return try await provider.synthesize(text: text, voice: "en-us", language: nil, options: .init(volume: volume)).data
         }
@@ -119,10 +119,10 @@ struct SpeakCommandTests {
     }
 
     @Test func aHelperThatDiesFailsItsLineWithATypedError() async throws {
-        let pool = EspeakHelperPool(executable: URL(fileURLWithPath: "/bin/false"), arguments: [], size: 1)
+        let pool = SpeechHelperPool(executable: URL(fileURLWithPath: "/bin/false"), arguments: [], size: 1)
         for _ in 0..<2 {  // started again for the next line, and failing again
             await #expect {
-                try await pool.synthesize(text: "Hello.", voice: "en", wordsPerMinute: 175, pitch: 50)
+                try await pool.synthesize(EngineRequest(engine: .espeak, text: "Hello.", voice: "en", rate: 175, pitch: 50))
             } throws: { error in
                 guard case .engineFailed(let provider, _, let message)? = error as? SpeechError else { return false }
                 return provider == "espeak-ng" && message.contains("synthesizer helper")
@@ -137,21 +137,21 @@ struct SpeakCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let link = directory.appendingPathComponent("reparto")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: RepartoProcess.executable)
-        let pool = EspeakHelperPool(executable: link, arguments: ["espeak-helper"], size: 1)
-        _ = try await pool.synthesize(text: "First.", voice: "en", wordsPerMinute: 175, pitch: 50)
+        let pool = SpeechHelperPool(executable: link, arguments: ["speech-helper"], size: 1)
+        _ = try await pool.synthesize(EngineRequest(engine: .espeak, text: "First.", voice: "en", rate: 175, pitch: 50))
         let helpers = Self.childHelpers(startedAs: link.path)
         #expect(helpers.count == 1)
         for pid in helpers { kill(pid, SIGKILL) }
         await #expect(throws: SpeechError.self) {
-            try await pool.synthesize(text: "Lost with its helper.", voice: "en", wordsPerMinute: 175, pitch: 50)
+            try await pool.synthesize(EngineRequest(engine: .espeak, text: "Lost with its helper.", voice: "en", rate: 175, pitch: 50))
         }
-        let again = try await pool.synthesize(text: "Spoken by a new helper.", voice: "en", wordsPerMinute: 175, pitch: 50)
+        let again = try await pool.synthesize(EngineRequest(engine: .espeak, text: "Spoken by a new helper.", voice: "en", rate: 175, pitch: 50))
         #expect(again.pcm.count > 22050)  // more than half a second of 16-bit samples
         let now = Self.childHelpers(startedAs: link.path)
         #expect(now.count == 1 && now != helpers)
     }
 
-    /// Living children of this process started as `executable espeak-helper`.
+    /// Living children of this process started as `executable speech-helper`.
     static func childHelpers(startedAs executable: String) -> Set<Int32> {
         let me = getpid()
         var found = Set<Int32>()
@@ -162,7 +162,7 @@ struct SpeakCommandTests {
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 1, fields[0] != "Z", Int32(fields[1]) == me,
                   let commandLine = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8),
-                  commandLine.split(separator: "\0").map(String.init) == [executable, "espeak-helper"] else { continue }
+                  commandLine.split(separator: "\0").map(String.init) == [executable, "speech-helper"] else { continue }
             found.insert(pid)
         }
         return found

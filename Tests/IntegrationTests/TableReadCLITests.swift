@@ -2,6 +2,7 @@ import Foundation
 import Jobs
 import TableRead
 import RepartoTestSupport
+import Speech
 import Testing
 
 /// `reparto submit`, `results`, `run`, `cancel` and `retry` for table reads, through the built
@@ -167,6 +168,33 @@ struct TableReadCLITests {
         #expect(lines.first?.contains(id.uuidString.lowercased()) == true)
         let results = try #require(try await run.tableReads.results(id))
         #expect(path("table read") == run.root.appendingPathComponent(try #require(results.files).audio).path)
+        await run.shutdown()
+    }
+
+    /// `--provider flite` casts every character and the narrator with flite's voices, and the two
+    /// in-process workers speak them on `reparto speech-helper` processes.
+    @Test func runWithFliteCastsAndSpeaksEveryLineWithItsVoices() async throws {
+        let run = try await ProcessCluster.start()
+        defer { run.forceStop() }
+        let output = try await RepartoProcess.run(["run", Self.example, "--provider", "flite", "--workers", "2"],
+                                                  environment: run.environment)
+        #expect(output.status == 0, "stdout: \(output.stdout) stderr: \(output.stderr)")
+        let id = try #require(try await run.cluster.postgres.query("SELECT id FROM productions").first?.uuid("id"))
+        let results = try #require(try await run.tableReads.results(id))
+        #expect(results.state == "completed", "\(results.failures)")
+        #expect(results.provider == "flite")
+        #expect(results.missingLines == 0 && results.spokenLines == results.lineCount && (results.lineCount ?? 0) > 0)
+        let fliteVoices = Set(FliteProvider.voices.map(\.id))
+        let voices = results.characters.compactMap(\.voice) + [results.narratorVoice ?? "none"]
+        #expect(voices.count == results.characters.count + 1)
+        #expect(voices.allSatisfy(fliteVoices.contains), "\(voices)")
+        // flite has one female voice: the example's two women share it, pitched apart.
+        let sounds = results.characters.map { "\($0.voice ?? "")/\($0.casting?.options?.pitch ?? 50)" } + ["\(results.narratorVoice ?? "")/50"]
+        #expect(Set(sounds).count == sounds.count, "the narrator and each character sound apart: \(sounds)")
+        let wav = try Data(contentsOf: run.root.appendingPathComponent(try #require(results.files).audio))
+        // Every voice but kal speaks at 16 kHz; the table read takes its first line's rate.
+        #expect(try WAVHeader(parsing: wav).format.sampleRate == 16000)
+        #expect(try AudioLevels(wav: wav).rmsDBFS > -40)
         await run.shutdown()
     }
 }

@@ -37,7 +37,9 @@ struct TableReadDeliveryTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-delivery-\(UUID().uuidString).fountain")
         try Data(Self.script.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let results = try await pipeline.finish(try await pipeline.tableReads.submit(file: file))
+        // espeak-ng only (by default casting also uses flite): its phonemes and amplitude are what is measured.
+        let espeak = CastOverrides(provider: EspeakProvider.providerID)
+        let results = try await pipeline.finish(try await pipeline.tableReads.submit(file: file, options: .init(cast: espeak)))
         #expect(results.state == "completed", "\(results.failures)")
         let files = try #require(results.files)
         let audio = try PCMAudio(wav: try pipeline.file(files.audio))
@@ -76,7 +78,7 @@ struct TableReadDeliveryTests {
 
         // A lexicon: only the line it changes is generated again; the subtitles keep the script's spelling.
         let lexicon = try PronunciationLexicon(entries: ["Isolde": .init(respelling: "ee-ZOL-duh", phonemes: "i:z'0ld@")])
-        let again = try await pipeline.finish(try await pipeline.tableReads.submit(file: file, options: .init(lexicon: lexicon)))
+        let again = try await pipeline.finish(try await pipeline.tableReads.submit(file: file, options: .init(cast: espeak, lexicon: lexicon)))
         #expect(again.state == "completed", "\(again.failures)")
         #expect(again.stages.first { $0.name == "generate" }?.total == 1)
         let subtitles = String(decoding: try pipeline.file(try #require(again.files).subtitles), as: UTF8.self)

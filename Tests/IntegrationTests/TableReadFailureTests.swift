@@ -228,7 +228,7 @@ final class ProcessCluster: Sendable {
     func submit(_ script: String) async throws -> UUID {
         let file = logs.appendingPathComponent("script-\(UUID().uuidString.prefix(8)).fountain")
         try script.write(to: file, atomically: true, encoding: .utf8)
-        return try await tableReads.submit(file: file)
+        return try await tableReads.submit(file: file, options: .init(cast: CastOverrides(provider: EspeakProvider.providerID)))
     }
 
     func generate(_ id: UUID, state: String) async throws -> Int {

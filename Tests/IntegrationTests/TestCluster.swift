@@ -185,12 +185,15 @@ enum RepartoProcess {
     }
 
     /// Runs to completion and captures both streams.
-    /// `stdin`, when given, is written to the process's standard input, which is then closed.
-    static func run(_ arguments: [String], environment: [String: String], stdin: Data? = nil) async throws -> Output {
+    /// `stdin`, when given, is written to the process's standard input, which is then closed;
+    /// `directory`, when given, is its current directory.
+    static func run(_ arguments: [String], environment: [String: String], stdin: Data? = nil,
+                    directory: URL? = nil) async throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -158,6 +158,40 @@ import Testing
         }
     }
 
+    @Test func womenWhoMustShareFlitesOneFemaleVoiceArePitchedApart() throws {
+        let text = """
+            INT. STAGE - NIGHT
+
+            MARGOT, sixties, taps her pencil. ISOLDE, forties, shakes her umbrella. She sits.
+
+            MARGOT
+            Again.
+
+            ISOLDE
+            From the top?
+
+            MARGOT
+            From the top.
+
+            ISOLDE
+            Fine.
+            """
+        let proposal = try Self.propose(text, pools: [Self.flite])
+        let margot = try #require(proposal.choice("MARGOT")), isolde = try #require(proposal.choice("ISOLDE"))
+        #expect(margot.voice == "slt" && isolde.voice == "slt", "flite has one female voice")
+        #expect(margot.voiceGender == .female && isolde.voiceGender == .female)
+        #expect(margot.options?.pitch != isolde.options?.pitch, "the second one is pitched apart")
+        #expect([margot, isolde].contains { $0.reason.contains("pitched apart") })
+    }
+
+    @Test func anAgeAdjustmentAddsToAPitchApart() {
+        let age = CastingDirector.ageOptions(shift: -1)!
+        let combined = Casting.combined(SynthesisOptions(pitch: 60), age)
+        #expect(combined.pitch == 60 + (age.pitch ?? 50) - 50)
+        #expect(combined.speed == age.speed)
+        #expect(Casting.combined(nil, age) == age)
+    }
+
     @Test func theSameScriptCastsTheSameWay() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -2,7 +2,9 @@
 # A feature-length table read (generated script, ~1,500 speakable lines) from submission to the
 # assembled WAV, on a coordinator and two workers in one process, against espeak-ng run directly
 # on the same lines, one process per core, and libespeak-ng called directly from C (the stricter
-# peer, bench/speech/espeak-loop.c). Release build; local services from scripts/services.
+# peer, bench/speech/espeak-loop.c); then the same with loudness normalization and MP3 for
+# espeak-ng and for flite (against the flite command run directly). Release build; local
+# services from scripts/services.
 # Extra arguments go to `reparto bench pipeline` (--lines, --workers, --concurrency, --lines-per-job).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -11,8 +13,9 @@ swift build -c release --product reparto
 R=.build/release/reparto
 PEER_DIR="$(mktemp -d)"; trap 'rm -rf "$PEER_DIR"' EXIT
 cc -O2 -o "$PEER_DIR/espeak-loop" bench/speech/espeak-loop.c -lespeak-ng
-set -- --library-peer "$PEER_DIR/espeak-loop" "$@"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
-$R bench pipeline --lines 1500 --workers 2 "$@"
-$R bench pipeline --lines 1500 --workers 2 --lines-per-job 4 "$@"
+$R bench pipeline --lines 1500 --workers 2 --library-peer "$PEER_DIR/espeak-loop" "$@"
+$R bench pipeline --lines 1500 --workers 2 --lines-per-job 4 --library-peer "$PEER_DIR/espeak-loop" "$@"
+$R bench pipeline --lines 1500 --workers 2 --formats wav,mp3 "$@"
+$R bench pipeline --lines 1500 --workers 2 --formats wav,mp3 --provider flite "$@"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
