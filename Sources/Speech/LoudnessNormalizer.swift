@@ -1,7 +1,7 @@
 import Foundation
 
 /// What loudness normalization aims at: EBU R128 / podcast practice, −16 LUFS integrated with the
-/// true peak at most −1 dBTP (ffmpeg's `loudnorm` is asked for −1.5 for a margin).
+/// true peak at most −1 dBTP.
 public struct LoudnessTarget: Sendable, Hashable, Codable {
     public var integratedLUFS: Double = -16
     public var truePeakCeilingDBTP: Double = -1
@@ -12,9 +12,14 @@ public struct LoudnessTarget: Sendable, Hashable, Codable {
 /// A loudness measurement (ITU-R BS.1770 / EBU R128).
 public struct LoudnessMeasurement: Sendable, Hashable, Codable {
     public var integratedLUFS: Double
-    public var truePeakDBTP: Double
+    /// The peak: true peak in dBTP (oversampled) when ``peakIsTrue``, else the sample peak in dBFS.
+    public var peakDB: Double
+    public var peakIsTrue: Bool
     public var loudnessRange: Double
     public var threshold: Double
+
+    /// The true peak, when measured.
+    public var truePeakDBTP: Double? { peakIsTrue ? peakDB : nil }
 }
 
 /// A tool (ffmpeg) that failed, in one line: its exit status and the end of what it said.
@@ -22,24 +27,39 @@ public struct AudioToolError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String
 }
 
-/// Two-pass loudness normalization with ffmpeg's `loudnorm` filter: the first pass measures, the
-/// second applies the gain (linear when the true-peak ceiling allows it, else loudnorm's dynamic
-/// mode, a gentle limiter) and writes 16-bit PCM at the input's sample rate. Blocking: it runs
-/// ffmpeg and waits, so call it off the cooperative pool.
+/// Loudness normalization by measurement, gain and a peak limiter, with ffmpeg:
+///
+/// 1. measure the file's integrated loudness and sample peak (the `ebur128` filter);
+/// 2. apply the gain that brings it to the target, through a look-ahead limiter (`alimiter`) at
+///    the true-peak ceiling less ``limiterMarginDB`` when the gain would push peaks past it
+///    (`limited`), else as one gain (`linear`);
+/// 3. measure the result (true peak included); when limiting cost more than ``toleranceLU`` of
+///    loudness, apply again with that much more gain, and when a true peak still passes the ceiling,
+///    apply again with the limiter lower.
+///
+/// One gain for the whole read keeps every line's level relative to the others (a whispered line
+/// stays as much quieter as it was spoken), and the limiter only touches peaks. Every pass runs at
+/// the file's own sample rate: `loudnorm`, which this replaced, resampled to 192 kHz and evened
+/// loudness out over seconds, and took about 8 s of CPU per 10 minutes of speech for each of its
+/// passes. Blocking: it runs ffmpeg and waits, so call it off the cooperative pool.
 public struct LoudnessNormalizer: Sendable {
     public let ffmpeg: FFmpegTool
     public let target: LoudnessTarget
+    /// The limiter works on samples; peaks between samples can pass it by a fraction of a dB.
+    public static let limiterMarginDB = 1.0
+    /// How far from the target the result may land.
+    public static let toleranceLU = 0.5
 
     public init(ffmpeg: FFmpegTool, target: LoudnessTarget = .standard) {
         self.ffmpeg = ffmpeg
         self.target = target
     }
 
-    /// What normalization did: the measurement before, ffmpeg's figures after, and the mode.
+    /// What normalization did: the measurement before, after, and the mode.
     public struct Outcome: Sendable, Hashable {
         public var before: LoudnessMeasurement
         public var after: LoudnessMeasurement
-        /// `linear` (one gain for the whole file) or `dynamic` (loudnorm limited the peaks).
+        /// `linear` (one gain for the whole file) or `limited` (one gain, and a limiter on the peaks).
         public var mode: String
     }
 
@@ -47,50 +67,73 @@ public struct LoudnessNormalizer: Sendable {
     /// - Throws: ``AudioToolError`` when ffmpeg fails or prints no measurement.
     @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
     public func normalize(_ input: String, into output: String, sampleRate: Int) throws -> Outcome {
-        func filter(_ integrated: Double) -> String {
-            "loudnorm=I=\(integrated):TP=\(target.truePeakCeilingDBTP - 0.5):LRA=\(target.loudnessRange)"
-        }
-        let first = try Self.report(try ffmpeg.run(["-i", input, "-af", "\(filter(target.integratedLUFS)):print_format=json", "-f", "null", "-"]))
-        let before = first.input
-        let measured = "measured_I=\(before.integratedLUFS):measured_TP=\(before.truePeakDBTP)"
-            + ":measured_LRA=\(before.loudnessRange):measured_thresh=\(before.threshold):offset=\(first.offset)"
-        func apply(_ integrated: Double) throws -> Report {
-            try Self.report(try ffmpeg.run(["-y", "-i", input, "-af", "\(filter(integrated)):\(measured):linear=true:print_format=json",
-                                     "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output]))
-        }
-        var second = try apply(target.integratedLUFS)
-        // Where loudnorm had to limit peaks it lands short of the target; one more pass aimed past
-        // it by the shortfall (loudnorm accepts −5 to −70) brings it within a few tenths.
-        let shortfall = target.integratedLUFS - second.output.integratedLUFS
-        if abs(shortfall) > 0.5 { second = try apply(min(-5, target.integratedLUFS + shortfall)) }
-        return Outcome(before: before, after: second.output, mode: second.mode)
-    }
-
-    /// What `loudnorm` prints with `print_format=json`.
-    struct Report: Sendable, Equatable {
-        var input: LoudnessMeasurement
-        var output: LoudnessMeasurement
-        var mode: String
-        var offset: Double
-    }
-
-    /// Parses the last JSON object in ffmpeg's standard error (`loudnorm` prints its figures as strings).
-    static func report(_ stderr: String) throws(AudioToolError) -> Report {
-        guard let open = stderr.range(of: "{", options: .backwards), let close = stderr.range(of: "}", options: .backwards),
-              open.lowerBound < close.lowerBound,
-              let object = try? JSONSerialization.jsonObject(with: Data(stderr[open.lowerBound...close.lowerBound].utf8)) as? [String: String]
-        else { throw AudioToolError(description: "ffmpeg printed no loudnorm measurement: \(FFmpegTool.tail(stderr))") }
-        func number(_ key: String) throws(AudioToolError) -> Double {
-            guard let text = object[key], let value = Double(text) else {
-                throw AudioToolError(description: "ffmpeg's loudnorm measurement has no number for \(key)")
+        let before = try measure(input, truePeak: false)
+        var gain = target.integratedLUFS - before.integratedLUFS
+        var limit = target.truePeakCeilingDBTP - Self.limiterMarginDB
+        var after = before
+        var mode = "linear"
+        for _ in 0..<4 {
+            let limited = before.peakDB + gain > limit
+            mode = limited ? "limited" : "linear"
+            try apply(input, into: output, gainDB: gain, limitDB: limited ? limit : nil, sampleRate: sampleRate)
+            after = try measure(output, truePeak: true)
+            let over = after.peakDB - target.truePeakCeilingDBTP
+            let shortfall = target.integratedLUFS - after.integratedLUFS
+            if over > 0 {
+                limit -= over + 0.2
+            } else if limited, abs(shortfall) > Self.toleranceLU {
+                gain += shortfall
+            } else {
+                break
             }
-            return value
         }
-        return Report(
-            input: LoudnessMeasurement(integratedLUFS: try number("input_i"), truePeakDBTP: try number("input_tp"),
-                                       loudnessRange: try number("input_lra"), threshold: try number("input_thresh")),
-            output: LoudnessMeasurement(integratedLUFS: try number("output_i"), truePeakDBTP: try number("output_tp"),
-                                        loudnessRange: try number("output_lra"), threshold: try number("output_thresh")),
-            mode: object["normalization_type"] ?? "unknown", offset: try number("target_offset"))
+        return Outcome(before: before, after: after, mode: mode)
+    }
+
+    /// Writes `input` with `gainDB` applied (and limited to `limitDB` of sample peak) as 16-bit PCM.
+    @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
+    func apply(_ input: String, into output: String, gainDB: Double, limitDB: Double?, sampleRate: Int) throws {
+        var chain = "volume=\(String(format: "%.3f", gainDB))dB:precision=double"
+        if let limitDB {
+            // A 5 ms look-ahead, with the output realigned so the subtitles stay on the audio.
+            chain += ",alimiter=limit=\(String(format: "%.5f", pow(10, limitDB / 20))):attack=5:release=50:level=false:latency=true"
+        }
+        _ = try ffmpeg.run(["-y", "-i", input, "-af", chain, "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output])
+    }
+
+    /// The integrated loudness, loudness range and peak of the file at `path` (true peak, which
+    /// costs an oversampling pass, or sample peak).
+    @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
+    func measure(_ path: String, truePeak: Bool) throws -> LoudnessMeasurement {
+        try Self.summary(try ffmpeg.run(["-i", path, "-af", "ebur128=peak=\(truePeak ? "true" : "sample")", "-f", "null", "-"]))
+    }
+
+    /// Parses the summary the `ebur128` filter prints last on standard error.
+    static func summary(_ stderr: String) throws(AudioToolError) -> LoudnessMeasurement {
+        guard let range = stderr.range(of: "Summary:", options: .backwards) else {
+            throw AudioToolError(description: "ffmpeg printed no ebur128 summary: \(FFmpegTool.tail(stderr))")
+        }
+        let lines = stderr[range.upperBound...].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        func value(_ label: String, after heading: String? = nil) throws(AudioToolError) -> Double {
+            var rest = lines[...]
+            if let heading {
+                guard let at = rest.firstIndex(where: { $0.hasPrefix(heading) }) else {
+                    throw AudioToolError(description: "ffmpeg's ebur128 summary has no \(heading)")
+                }
+                rest = rest[at...]
+            }
+            guard let line = rest.first(where: { $0.hasPrefix(label) }),
+                  let number = line.dropFirst(label.count).split(separator: " ").first.flatMap({ Double($0) }) else {
+                throw AudioToolError(description: "ffmpeg's ebur128 summary has no number for \(label)")
+            }
+            return number
+        }
+        let truePeak = lines.contains { $0.hasPrefix("True peak:") }
+        guard truePeak || lines.contains(where: { $0.hasPrefix("Sample peak:") }) else {
+            throw AudioToolError(description: "ffmpeg's ebur128 summary has no peak")
+        }
+        return LoudnessMeasurement(integratedLUFS: try value("I:"), peakDB: try value("Peak:", after: truePeak ? "True peak:" : "Sample peak:"),
+                                   peakIsTrue: truePeak, loudnessRange: try value("LRA:"),
+                                   threshold: try value("Threshold:", after: "Integrated loudness:"))
     }
 }

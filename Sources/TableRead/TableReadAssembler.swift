@@ -74,13 +74,15 @@ public struct TableReadReport: Codable, Sendable, Hashable {
 public struct TableReadLoudness: Codable, Sendable, Hashable {
     public var targetLUFS: Double
     public var truePeakCeilingDBTP: Double
-    /// `linear`, `dynamic` (loudnorm limited the peaks) or `skipped`.
+    /// `linear` (one gain), `limited` (one gain and a peak limiter), `skipped`; reads normalized
+    /// before the limiter existed say `dynamic` (ffmpeg's loudnorm).
     public var mode: String
     public var integratedLUFS: Double?
     public var truePeakDBTP: Double?
-    /// Before normalization.
+    /// Before normalization: the loudness and the sample peak (older reports: the true peak).
     public var sourceLUFS: Double?
     public var sourceTruePeakDBTP: Double?
+    public var sourceSamplePeakDBFS: Double?
     /// Why it was skipped.
     public var reason: String?
 }
@@ -259,7 +261,9 @@ struct TableReadAssembler {
             (peak, rms) = (levels.peakDBFS.isFinite ? levels.peakDBFS : nil, levels.rmsDBFS.isFinite ? levels.rmsDBFS : nil)
             result.mode = outcome.mode
             (result.integratedLUFS, result.truePeakDBTP) = (outcome.after.integratedLUFS, outcome.after.truePeakDBTP)
-            (result.sourceLUFS, result.sourceTruePeakDBTP) = (outcome.before.integratedLUFS, outcome.before.truePeakDBTP)
+            result.sourceLUFS = outcome.before.integratedLUFS
+            (result.sourceTruePeakDBTP, result.sourceSamplePeakDBFS) = outcome.before.peakIsTrue
+                ? (outcome.before.peakDB, nil) : (nil, outcome.before.peakDB)
         } catch {
             if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
             result.reason = "\(error)"

@@ -105,10 +105,10 @@ struct TableReadTests {
         #expect(chapters.chapters.flatMap(\.scenes).map(\.index) == [1, 2, 3, 4])
         let report = try JSONDecoder().decode(TableReadReport.self, from: try pipeline.file(files.report))
         #expect(report.missing.isEmpty && report.spokenLines == lineCount)
-        // Loudness, measured apart from the normalizer by ffmpeg's EBU R128 meter.
+        // Loudness, measured apart from the normalizer by another EBU R128 meter.
         let loudness = try #require(report.loudness)
         #expect(loudness.mode != "skipped", "\(loudness.reason ?? "")")
-        let meter = try await EBUR128Meter.measure(pipeline.root.appendingPathComponent(files.audio).path)
+        let meter = try await LoudnessMeter.measure(pipeline.root.appendingPathComponent(files.audio).path)
         #expect(abs(meter.integratedLUFS - -16) <= 1, "\(meter)")
         #expect(meter.truePeakDBTP <= -1, "\(meter)")
         #expect((results.peakDBFS ?? 0) <= -1, "sample peak below the true peak ceiling")
@@ -481,8 +481,10 @@ actor TestVoices {
     }
 }
 
-/// ffmpeg's `ebur128` filter (the meter, not `loudnorm`): integrated loudness and true peak.
-enum EBUR128Meter {
+/// An EBU R128 meter apart from the normalizer's: the analysis pass of ffmpeg's `loudnorm` filter
+/// (its own BS.1770 implementation, with 4× oversampled true peak), where the normalizer measures
+/// with the `ebur128` filter: integrated loudness and true peak.
+enum LoudnessMeter {
     struct MeterError: Error, CustomStringConvertible { let description: String }
 
     struct Reading: Sendable, CustomStringConvertible {
@@ -494,7 +496,7 @@ enum EBUR128Meter {
     static func measure(_ path: String) async throws -> Reading {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-hide_banner", "-nostats", "-nostdin", "-i", path, "-filter_complex", "ebur128=peak=true",
+        process.arguments = ["ffmpeg", "-hide_banner", "-nostats", "-nostdin", "-i", path, "-af", "loudnorm=print_format=json",
                              "-f", "null", "-"]
         let errors = Pipe()
         process.standardError = errors
@@ -502,13 +504,11 @@ enum EBUR128Meter {
         try process.run()
         let text = try await BlockingWork.run { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         await RepartoProcess.waitForExit(process)
-        // The summary comes last: "I:  -16.0 LUFS" and "Peak:  -1.5 dBFS".
-        func last(_ label: String) -> Double? {
-            text.split(separator: "\n").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }
-                .flatMap { Double($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
-        }
-        guard let integrated = last("I:"), let peak = last("Peak:") else {
-            throw MeterError(description: "no ebur128 summary from ffmpeg (status \(process.terminationStatus))")
+        // The figures come last, as a JSON object of strings: "input_i" : "-16.02", "input_tp" : "-1.48".
+        guard let open = text.range(of: "{", options: .backwards),
+              let object = try? JSONSerialization.jsonObject(with: Data(text[open.lowerBound...].utf8)) as? [String: String],
+              let integrated = object["input_i"].flatMap(Double.init), let peak = object["input_tp"].flatMap(Double.init) else {
+            throw MeterError(description: "no loudnorm measurement from ffmpeg (status \(process.terminationStatus))")
         }
         return Reading(integratedLUFS: integrated, truePeakDBTP: peak)
     }

@@ -2,41 +2,48 @@ import Foundation
 @testable import Speech
 import Testing
 
-/// ffmpeg's loudnorm report and the streamed level scan, without running ffmpeg.
-@Suite("Loudness: loudnorm's report and streamed levels", .timeLimit(.minutes(1)))
+/// ffmpeg's ebur128 summary and the streamed level scan, without running ffmpeg.
+@Suite("Loudness: the ebur128 summary and streamed levels", .timeLimit(.minutes(1)))
 struct LoudnessTests {
-    /// The shape ffmpeg 5.1 prints on standard error with `print_format=json` (values made up).
-    static let loudnormOutput = """
-        size=N/A time=00:02:11.00 bitrate=N/A speed= 180x
-        video:0kB audio:49128kB subtitle:0kB other streams:0kB global headers:0kB muxing overhead: unknown
-        [Parsed_loudnorm_0 @ 0x55d0c0ffee00] \n{
-        \t"input_i" : "-22.40",
-        \t"input_tp" : "-0.30",
-        \t"input_lra" : "5.10",
-        \t"input_thresh" : "-32.75",
-        \t"output_i" : "-16.20",
-        \t"output_tp" : "-1.50",
-        \t"output_lra" : "4.60",
-        \t"output_thresh" : "-26.58",
-        \t"normalization_type" : "dynamic",
-        \t"target_offset" : "0.20"
-        }
+    /// The shape ffmpeg 5.1's `ebur128` filter prints last on standard error (values made up; the
+    /// per-block lines before it also start with "I:" and must not be read).
+    static func ebur128Output(peakHeading: String = "True peak") -> String {
+        """
+        [Parsed_ebur128_0 @ 0x55d0c0ffee00] t: 11.0  TARGET:-23 LUFS    M: -25.1 S: -24.0     I: -20.1 LUFS       LRA:  10.0 LU  FTPK: -3.1 dBFS  TPK: -1.0 dBFS
+        [Parsed_ebur128_0 @ 0x55d0c0ffee00] Summary:
+
+          Integrated loudness:
+            I:         -22.4 LUFS
+            Threshold: -32.8 LUFS
+
+          Loudness range:
+            LRA:         5.1 LU
+            Threshold: -42.9 LUFS
+            LRA low:   -26.0 LUFS
+            LRA high:  -20.9 LUFS
+
+          \(peakHeading):
+            Peak:       -0.3 dBFS
 
         """
-
-    @Test func theReportIsReadFromTheEndOfStandardError() throws {
-        let report = try LoudnessNormalizer.report(Self.loudnormOutput)
-        #expect(report.input == LoudnessMeasurement(integratedLUFS: -22.4, truePeakDBTP: -0.3, loudnessRange: 5.1, threshold: -32.75))
-        #expect(report.output.integratedLUFS == -16.2 && report.output.truePeakDBTP == -1.5)
-        #expect(report.mode == "dynamic" && report.offset == 0.2)
     }
 
-    @Test func aMissingOrBrokenReportIsAnErrorThatQuotesFFmpeg() {
-        #expect(throws: AudioToolError.self) { try LoudnessNormalizer.report("Conversion failed!\n") }
-        let noNumber = Self.loudnormOutput.replacingOccurrences(of: "\"-22.40\"", with: "\"-inf x\"")
-        #expect(throws: AudioToolError(description: "ffmpeg's loudnorm measurement has no number for input_i")) {
-            try LoudnessNormalizer.report(noNumber)
+    @Test func theSummaryIsReadFromTheEndOfStandardError() throws {
+        let truePeak = try LoudnessNormalizer.summary(Self.ebur128Output())
+        #expect(truePeak == LoudnessMeasurement(integratedLUFS: -22.4, peakDB: -0.3, peakIsTrue: true, loudnessRange: 5.1, threshold: -32.8))
+        #expect(truePeak.truePeakDBTP == -0.3)
+        let sample = try LoudnessNormalizer.summary(Self.ebur128Output(peakHeading: "Sample peak"))
+        #expect(sample.peakDB == -0.3 && !sample.peakIsTrue && sample.truePeakDBTP == nil)
+    }
+
+    @Test func aMissingOrBrokenSummaryIsAnErrorThatSaysWhat() {
+        #expect(throws: AudioToolError.self) { try LoudnessNormalizer.summary("Conversion failed!\n") }
+        let noNumber = Self.ebur128Output().replacingOccurrences(of: "I:         -22.4 LUFS", with: "I:         x LUFS")
+        #expect(throws: AudioToolError(description: "ffmpeg's ebur128 summary has no number for I:")) {
+            try LoudnessNormalizer.summary(noNumber)
         }
+        let noPeak = Self.ebur128Output(peakHeading: "Some peak")
+        #expect(throws: AudioToolError(description: "ffmpeg's ebur128 summary has no peak")) { try LoudnessNormalizer.summary(noPeak) }
     }
 
     @Test func ffmpegIsFoundOnThePathOrWhereTheVariableSays() throws {
