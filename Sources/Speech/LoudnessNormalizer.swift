@@ -33,8 +33,9 @@ public struct AudioToolError: Error, Sendable, Equatable, CustomStringConvertibl
 /// 2. apply the gain that brings it to the target, through a look-ahead limiter (`alimiter`) at
 ///    the true-peak ceiling less ``limiterMarginDB`` when the gain would push peaks past it
 ///    (`limited`), else as one gain (`linear`);
-/// 3. measure the result (true peak included); when limiting cost more than ``toleranceLU`` of
-///    loudness, apply again with that much more gain, and when a true peak still passes the ceiling,
+/// 3. measure what it writes in the same pass; when limiting cost more than ``toleranceLU`` of
+///    loudness, apply again with that much more gain;
+/// 4. measure the result's true peak (an oversampling pass, once), and when it passes the ceiling,
 ///    apply again with the limiter lower.
 ///
 /// One gain for the whole read keeps every line's level relative to the others (a whispered line
@@ -70,35 +71,37 @@ public struct LoudnessNormalizer: Sendable {
         let before = try measure(input, truePeak: false)
         var gain = target.integratedLUFS - before.integratedLUFS
         var limit = target.truePeakCeilingDBTP - Self.limiterMarginDB
-        var after = before
         var mode = "linear"
-        for _ in 0..<4 {
-            let limited = before.peakDB + gain > limit
-            mode = limited ? "limited" : "linear"
-            try apply(input, into: output, gainDB: gain, limitDB: limited ? limit : nil, sampleRate: sampleRate)
-            after = try measure(output, truePeak: true)
-            let over = after.peakDB - target.truePeakCeilingDBTP
-            let shortfall = target.integratedLUFS - after.integratedLUFS
-            if over > 0 {
-                limit -= over + 0.2
-            } else if limited, abs(shortfall) > Self.toleranceLU {
+        for _ in 0..<2 {  // a second try only when a true peak passed the ceiling
+            for _ in 0..<4 {
+                let limited = before.peakDB + gain > limit
+                mode = limited ? "limited" : "linear"
+                let written = try apply(input, into: output, gainDB: gain, limitDB: limited ? limit : nil, sampleRate: sampleRate)
+                let shortfall = target.integratedLUFS - written.integratedLUFS
+                guard limited, abs(shortfall) > Self.toleranceLU else { break }
                 gain += shortfall
-            } else {
-                break
             }
+            let after = try measure(output, truePeak: true)
+            let over = after.peakDB - target.truePeakCeilingDBTP
+            guard over > 0 else { return Outcome(before: before, after: after, mode: mode) }
+            limit -= over + 0.2
         }
-        return Outcome(before: before, after: after, mode: mode)
+        return Outcome(before: before, after: try measure(output, truePeak: true), mode: mode)
     }
 
-    /// Writes `input` with `gainDB` applied (and limited to `limitDB` of sample peak) as 16-bit PCM.
+    /// Writes `input` with `gainDB` applied (and limited to `limitDB` of sample peak) as 16-bit PCM,
+    /// measuring what it writes in the same pass (sample peak).
     @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
-    func apply(_ input: String, into output: String, gainDB: Double, limitDB: Double?, sampleRate: Int) throws {
+    func apply(_ input: String, into output: String, gainDB: Double, limitDB: Double?, sampleRate: Int) throws -> LoudnessMeasurement {
         var chain = "volume=\(String(format: "%.3f", gainDB))dB:precision=double"
         if let limitDB {
             // A 5 ms look-ahead, with the output realigned so the subtitles stay on the audio.
             chain += ",alimiter=limit=\(String(format: "%.5f", pow(10, limitDB / 20))):attack=5:release=50:level=false:latency=true"
         }
-        _ = try ffmpeg.run(["-y", "-i", input, "-af", chain, "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output])
+        return try Self.summary(try ffmpeg.run([
+            "-y", "-i", input, "-filter_complex", "[0:a]\(chain),asplit=2[out][meter];[meter]ebur128=peak=sample[measured]",
+            "-map", "[out]", "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output, "-map", "[measured]", "-f", "null", "-",
+        ]))
     }
 
     /// The integrated loudness, loudness range and peak of the file at `path` (true peak, which
