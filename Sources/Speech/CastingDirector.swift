@@ -14,7 +14,8 @@ import Screenplay
 ///    the castable voice of their gender (``VoiceMetadata``) farthest from the narrator and the
 ///    leads cast before (``VoiceTraits/distance(to:sameProvider:)``), preferring voices that suit
 ///    their age. Minor characters share a small pool per gender (``minorPoolSize`` voices), each
-///    taking the voice least used by characters it shares a scene with.
+///    taking the voice least used by characters it shares a scene with. Someone who must share a
+///    voice with a scene partner anyway (flite has one woman's voice) is pitched apart.
 /// 5. A person's other cues speak with the same voice, with an age adjustment (``ageOptions(shift:)``);
 ///    a group cue speaks with its first member's voice; a chorus cue (`ALL`, `BOTH`) with the narrator's.
 ///
@@ -35,16 +36,6 @@ public enum CastingDirector {
     /// Upper-cased, trimmed, inner whitespace collapsed: `" Isolde  Marie "` → `"ISOLDE MARIE"`.
     public static func normalize(_ name: String) -> String {
         CharacterCue.normalize(name)
-    }
-
-    /// 64-bit FNV-1a of the UTF-8 bytes: stable across processes, machines and Swift versions.
-    public static func stableHash(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 
     /// The document's language from its title page (`Language:` or `Lang:`), if any.
