@@ -108,4 +108,20 @@ struct LifecycleAgreementTests {
         }
         await cluster.shutdown()
     }
+
+    /// The relay's "next due" ignores jobs held without a time (paused, or waiting for a limit
+    /// slot, `run_after = 'infinity'`) instead of failing on them, and still sees timed ones.
+    @Test func nextDueIgnoresHeldJobs() async throws {
+        let cluster = try await TestCluster.make()
+        let held = try await cluster.client.enqueue(NoopJob(), options: JobOptions())
+        _ = try await cluster.postgres.query("UPDATE jobs SET publish_pending = true, run_after = 'infinity' WHERE id = $1", [held])
+        _ = try await cluster.postgres.query("UPDATE jobs SET publish_pending = false WHERE id <> $1", [held])
+        let none = try await cluster.postgres.withConnection { try JobStore.secondsUntilNextDue(on: $0) }
+        #expect(none == nil)
+        let timed = try await cluster.client.enqueue(NoopJob(), options: JobOptions())
+        _ = try await cluster.postgres.query("UPDATE jobs SET publish_pending = true, run_after = now() + interval '60 seconds' WHERE id = $1", [timed])
+        let due = try #require(try await cluster.postgres.withConnection { try JobStore.secondsUntilNextDue(on: $0) })
+        #expect(due > 30 && due <= 60)
+        await cluster.shutdown()
+    }
 }

@@ -145,21 +145,47 @@ import Testing
 }
 
 @Suite(.timeLimit(.minutes(2))) struct ProcessRunnerTests {
-    static func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    /// Descriptors of the kinds a run opens (pipes and the stderr memory file), by number. Other
+    /// suites run in parallel and hold sockets, files and pipes of their own, so a count of all
+    /// descriptors moves by tens on its own; these kinds move far less, and the runs below are
+    /// many enough that a leak of one descriptor per run stands well clear of that.
+    static func runnerDescriptors() -> Set<Int> {
+        let directory = "/proc/self/fd"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return Set(names.compactMap { name -> Int? in
+            guard let fd = Int(name),
+                  let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)"),
+                  target.hasPrefix("pipe:") || target.contains("reparto-stderr") else { return nil }
+            return fd
+        })
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func repeatedRunsDoNotLeakDescriptors() async throws {
+        _ = try await ProcessRunner.run(executable: URL(fileURLWithPath: "/bin/true"), arguments: [], stdin: Data())
+        let before = Self.runnerDescriptors()
+        let runs = 400
+        for i in 0..<runs {
+            let out = try await ProcessRunner.run(executable: URL(fileURLWithPath: "/bin/cat"), arguments: [], stdin: Data("run \(i)".utf8))
+            #expect(out.stdout == Data("run \(i)".utf8))
+        }
+        // A run opens four descriptors (two pipes, one memory file); leaking even one of them
+        // per run leaves `runs` new ones behind.
+        let leaked = Self.runnerDescriptors().subtracting(before)
+        #expect(leaked.count < runs / 2, "\(leaked.count) descriptors of pipes or memory files stayed open after \(runs) runs")
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
     func repeatedSynthesesDoNotLeakDescriptors() async throws {
         let provider = EspeakProvider(engine: .process)
         _ = try await provider.synthesize(text: "warm up", voice: "en", language: nil, options: .standard)
-        let before = Self.openDescriptors()
-        for i in 0..<100 {
+        let before = Self.runnerDescriptors()
+        let runs = 150
+        for i in 0..<runs {
             _ = try await provider.synthesize(text: "Line \(i).", voice: "en", language: nil, options: .standard)
         }
-        // Other suites run in parallel and open files too (50 more at once was seen: connections,
-        // pipes, espeak helpers); a leak of one pipe (two descriptors) per run would add 200.
-        #expect(Self.openDescriptors() - before < 100)
+        let leaked = Self.runnerDescriptors().subtracting(before)
+        #expect(leaked.count < runs / 2, "\(leaked.count) descriptors of pipes or memory files stayed open after \(runs) syntheses")
     }
 
     @Test func largeInputDoesNotDeadlock() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import RepartoTestSupport
 import RepartoConfiguration
 import Testing
 @testable import Speech

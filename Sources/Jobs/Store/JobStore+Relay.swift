@@ -26,11 +26,14 @@ extension JobStore {
         try connection.query("UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
     }
 
-    /// Seconds until the next scheduled publish (retries, delayed jobs), if any.
+    /// Seconds until the next scheduled publish (retries, delayed jobs), if any. Jobs held
+    /// without a time (`run_after = 'infinity'`: paused, or waiting for a limit slot) are not due
+    /// until something releases them, and PostgreSQL cannot subtract an infinite timestamp.
     @available(*, noasync)
     static func secondsUntilNextDue(on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
-            SELECT extract(epoch FROM min(run_after) - now())::float8 AS s FROM jobs WHERE publish_pending
+            SELECT extract(epoch FROM min(run_after) - now())::float8 AS s FROM jobs
+            WHERE publish_pending AND run_after < 'infinity'
             """).first?.double("s")
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import RepartoTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,17 +8,17 @@ import Glibc
 ///
 /// `@unchecked Sendable`: the only mutable state (`_requests`) is guarded by `lock`;
 /// the socket descriptor and handler are immutable after `init`.
-final class FakeHTTPServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
-        var target: String
-        var headers: [String: String]  // lower-cased names
-        var body: Data
-        var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
-        var query: String { target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? "" }
+public final class FakeHTTPServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var target: String
+        public var headers: [String: String]  // lower-cased names
+        public var body: Data
+        public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+        public var query: String { target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? "" }
     }
 
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// A complete response.
         case respond(status: Int, headers: [(String, String)], body: Data)
         /// Headers announce `declaredLength` bytes but only `body` is sent before the connection closes.
@@ -32,17 +31,17 @@ final class FakeHTTPServer: @unchecked Sendable {
     }
 
     /// The longest a `.hang` reply holds its connection open, in seconds.
-    static let hangLimit = 30
+    public static let hangLimit = 30
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let handler: @Sendable (Request) -> Reply
     private let lock = NSLock()
     private var _requests: [Request] = []
 
-    var requests: [Request] { lock.withLock { _requests } }
+    public var requests: [Request] { lock.withLock { _requests } }
 
-    init(handler: @escaping @Sendable (Request) -> Reply) throws {
+    public init(handler: @escaping @Sendable (Request) -> Reply) throws {
         self.handler = handler
         let (fd, port) = try LoopbackListener.open()
         self.port = port
@@ -51,10 +50,10 @@ final class FakeHTTPServer: @unchecked Sendable {
         thread.start()
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Stops accepting; the accept loop ends when `accept` fails on the shut-down socket.
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -149,11 +148,11 @@ final class FakeHTTPServer: @unchecked Sendable {
 
 /// A loopback port that refuses connections: bound (so no other test can take it) but not
 /// listening. Closing a server instead would free its port for the next test's server.
-final class RefusingPort: Sendable {
-    let port: Int
+public final class RefusingPort: Sendable {
+    public let port: Int
     private let fd: Int32
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var addr = sockaddr_in()
