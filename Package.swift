@@ -131,6 +131,7 @@ let package = Package(
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
+        .testTarget(name: "RepartoBenchTests", dependencies: ["RepartoBench"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [

@@ -15,6 +15,8 @@ public struct JobsBenchReport: Sendable {
     public var enqueueSeconds: Double
     /// Submit-to-finish latency percentiles and maximum, milliseconds.
     public var p50: Double, p99: Double, max: Double
+    /// CPU spent by the processes on this machine over the run, by role (nil: not measured).
+    public var cpu: ProcessCPUBreakdown?
 
     /// Throughput over the whole run.
     public var jobsPerSecond: Double { Double(jobs) / Swift.max(seconds, 1e-9) }
@@ -39,12 +41,26 @@ public struct JobsBenchReport: Sendable {
         wall time:   \(String(format: "%.3f", seconds)) s (enqueue took \(String(format: "%.3f", enqueueSeconds)) s)
         throughput:  \(String(format: "%.0f", jobsPerSecond)) jobs/s
         latency:     p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms, max \(String(format: "%.2f", max)) ms
-        """
+        """ + (cpuText.map { "\ncpu per job: \($0)" } ?? "")
+    }
+
+    /// "312 µs (postgres 150, rabbitmq 90, …)": the CPU of the run per job, in total and by role.
+    public var cpuText: String? {
+        guard let cpu else { return nil }
+        let perJob = cpu.microsecondsPer(jobs)
+        let parts = perJob.byRole.map { "\($0.0.rawValue) \(String(format: "%.0f", $0.1))" }
+        return "\(String(format: "%.0f", perJob.total)) µs (\(parts.joined(separator: ", ")))"
     }
 
     /// The report as one JSON line (what bench/jobs/run.sh collects).
     public var json: String {
-        String(format: #"{"peer":"reparto","jobs":%d,"failed":%d,"seconds":%.4f,"jobs_per_second":%.1f,"p50_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f}"#,
-               jobs, failed, seconds, jobsPerSecond, p50, p99, max)
+        var line = String(format: #"{"peer":"reparto","jobs":%d,"failed":%d,"seconds":%.4f,"jobs_per_second":%.1f,"p50_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f"#,
+                          jobs, failed, seconds, jobsPerSecond, p50, p99, max)
+        if let cpu {
+            let perJob = cpu.microsecondsPer(jobs)
+            let roles = perJob.byRole.map { "\"\($0.0.rawValue)\":" + String(format: "%.1f", $0.1) }
+            line += #","cpu_us_per_job":"# + String(format: "%.1f", perJob.total) + #","cpu_us_per_job_by_role":{"# + roles.joined(separator: ",") + "}"
+        }
+        return line + "}"
     }
 }

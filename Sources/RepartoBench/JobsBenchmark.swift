@@ -7,7 +7,8 @@ import Postgres
 ///
 /// Full durability: job rows committed, messages persistent and confirmed, completions committed
 /// before acks. Throughput is jobs / (last finish − first enqueue); latency per job is its
-/// `finished_at − created_at` as PostgreSQL recorded them.
+/// `finished_at − created_at` as PostgreSQL recorded them. CPU is every local process's that
+/// takes part (``ProcessCPUBreakdown``), from the first enqueue to the last job's end.
 public struct JobsBenchmark: Sendable {
     /// Number of jobs.
     public var count: Int
@@ -33,6 +34,7 @@ public struct JobsBenchmark: Sendable {
         let options = JobOptions(maxAttempts: 1, productionID: production)
         let parameters = Data("{}".utf8)
         let clock = ContinuousClock()
+        let cpuBefore = ProcessCPUBreakdown.now()
         let start = clock.now
         var sent = 0
         func enqueue(_ n: Int) async throws {
@@ -59,6 +61,9 @@ public struct JobsBenchmark: Sendable {
         _ = try await client.awaitProduction(production, timeout: timeout, logger: logger) { progress in
             progress.total > 0 && progress.done >= progress.total
         }
-        return try await JobsBenchReport.load(production: production, enqueueSeconds: enqueued / .seconds(1), on: postgres)
+        let cpu = ProcessCPUBreakdown.now().spent(since: cpuBefore)
+        var report = try await JobsBenchReport.load(production: production, enqueueSeconds: enqueued / .seconds(1), on: postgres)
+        report.cpu = cpu
+        return report
     }
 }
