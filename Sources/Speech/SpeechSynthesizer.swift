@@ -53,12 +53,13 @@ public struct SpeechSynthesizer: Sendable {
                                 duration: joined.duration)
     }
 
-    /// Speaks `items` with `cast`'s voices and joins them into one WAV with `pause` seconds between items.
+    /// Speaks `items` with `cast`'s voices and joins them into one WAV with `pause` seconds between
+    /// items. A role's own options win where they are set; `options` fill in the rest (a model, say).
     public func render(_ items: [SpeakableItem], cast: Cast, pause: Double = 0.4, options: SynthesisOptions = .standard) async throws -> SynthesizedAudio {
         var parts: [PCMAudio] = []
         for item in items {
             let role = cast.role(for: item.role)
-            let base = role.options ?? options
+            let base = role.options?.layered(over: options) ?? options
             let audio = try await synthesize(text: item.text, provider: role.provider, voice: role.voice,
                                              language: cast.language, options: item.delivery?.options(base) ?? base)
             do { parts.append(try PCMAudio(wav: audio.data)) } catch {

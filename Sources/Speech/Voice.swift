@@ -66,6 +66,13 @@ public struct SynthesisOptions: Codable, Sendable, Hashable {
 
     /// Default options.
     public static let standard = SynthesisOptions()
+
+    /// These options where they are set, `base`'s where they are not: a cast role's pitch and
+    /// speed over a request's model, say. A speed of 1.0 counts as not set.
+    public func layered(over base: SynthesisOptions) -> SynthesisOptions {
+        SynthesisOptions(speed: speed == Self.standard.speed ? base.speed : speed, pitch: pitch ?? base.pitch,
+                         model: model ?? base.model, volume: volume ?? base.volume, style: style ?? base.style)
+    }
 }
 
 /// Audio returned by a provider: the bytes and what they are.

@@ -69,6 +69,16 @@ struct ToneProvider: VoiceProvider {
         let badCast = Cast(provider: "tone", language: "en", narrator: "low", characters: ["ANNA": "nope"])
         await #expect(throws: SpeechError.unknownVoice("nope", provider: "tone")) { try await synthesizer().render(items, cast: badCast) }
     }
+
+    @Test func aRolesOptionsLayerOverTheRequestsInsteadOfReplacingThem() {
+        let request = SynthesisOptions(speed: 1.2, pitch: 40, model: "eleven_multilingual_v2", volume: 0.8)
+        let role = SynthesisOptions(pitch: 62)
+        let layered = role.layered(over: request)
+        #expect(layered == SynthesisOptions(speed: 1.2, pitch: 62, model: "eleven_multilingual_v2", volume: 0.8))
+        #expect(SynthesisOptions(speed: 0.9, model: "m2", style: .whispering).layered(over: request)
+                == SynthesisOptions(speed: 0.9, pitch: 40, model: "m2", volume: 0.8, style: .whispering))
+        #expect(SynthesisOptions.standard.layered(over: request) == request)
+    }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct SpeechContentKeyTests {
