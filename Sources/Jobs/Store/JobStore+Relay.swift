@@ -5,14 +5,17 @@ import Postgres
 extension JobStore {
     /// Locks up to `limit` due, unpublished jobs for this transaction (other relays skip them).
     @available(*, noasync)
-    static func takeOutbox(limit: Int, on connection: PostgresConnection) throws -> [OutboxEntry] {
+    /// - Parameter overdueBy: only entries due for at least this many seconds (a standby relay's
+    ///   share: what the leading relay has not published in that time).
+    static func takeOutbox(limit: Int, overdueBy: Double = 0, on connection: PostgresConnection) throws -> [OutboxEntry] {
         try connection.query("""
             SELECT id, kind, queue, priority FROM jobs
-            WHERE publish_pending AND run_after <= now() AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+            WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
+              AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
             ORDER BY run_after
             LIMIT $1
             FOR UPDATE SKIP LOCKED
-            """, [limit]).compactMap { row in
+            """, [limit, overdueBy]).compactMap { row in
                 guard let id = row.uuid("id"), let kind = row.string("kind"), let queue = row.string("queue") else { return nil }
                 return OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4)
             }
