@@ -30,7 +30,9 @@ struct FliteEngine {
                  cancellation: CancellationFlag) -> Result<LibraryAudio, any Error> {
         if cancellation.isCancelled { return .failure(CancellationError()) }
         guard let handle = FliteVoices.registered[voice] else {
-            return .failure(SpeechError.unknownVoice(voice, provider: Self.provider))
+            guard FliteVoices.ids.contains(voice) else { return .failure(SpeechError.unknownVoice(voice, provider: Self.provider)) }
+            return .failure(SpeechError.engineError(provider: Self.provider,
+                                                    message: "voice \(voice) could not be loaded from \(FliteVoices.library(voice))"))
         }
         guard let utterance = new_utterance() else {
             return .failure(SpeechError.engineError(provider: Self.provider, message: "cannot create an utterance"))
@@ -58,14 +60,17 @@ struct FliteEngine {
 
 /// The voices flite is built with, registered once per process.
 enum FliteVoices {
+    /// The voices Debian's libflite1 ships.
+    static let ids = ["kal", "kal16", "slt", "rms", "awb"]
+
+    /// A voice's library; it exports `register_cmu_us_<id>`.
+    static func library(_ id: String) -> String { "libflite_cmu_us_\(id).so.1" }
+
     /// The process's voice objects by id. Registration checks and sets a global per voice, so it
     /// happens once (Swift's lazy globals run their initializer once, whichever thread comes first).
     nonisolated(unsafe) static let registered: [String: UnsafeMutablePointer<cst_voice>] = {
         _ = flite_init()
-        let voices: [(String, UnsafeMutablePointer<cst_voice>?)] = [
-            ("kal", register_cmu_us_kal(nil)), ("kal16", register_cmu_us_kal16(nil)), ("slt", register_cmu_us_slt(nil)),
-            ("rms", register_cmu_us_rms(nil)), ("awb", register_cmu_us_awb(nil)),
-        ]
+        let voices = ids.map { id in (id, reparto_flite_register(library(id), "register_cmu_us_\(id)")) }
         return Dictionary(uniqueKeysWithValues: voices.compactMap { id, voice in voice.map { (id, $0) } })
     }()
 

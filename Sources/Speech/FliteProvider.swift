@@ -41,8 +41,10 @@ public struct FliteProvider: VoiceProvider, ConfigurationHinting {
         Voice(id: "kal", name: "Kal (US English, 8 kHz)", languages: ["en-us", "en"], gender: "male", provider: providerID),
     ]
 
-    /// True when the voices registered (the library is linked, so they always should).
-    public var isConfigured: Bool { Set(FliteVoices.registered.keys) == Set(Self.voices.map(\.id)) }
+    /// Always: libflite is linked, and Debian's libflite1 ships the voice libraries with it. They
+    /// are opened at the first synthesis, not here, so a process that only lists providers (every
+    /// worker at start) does not pay their memory; one that fails to open says so then.
+    public var isConfigured: Bool { true }
 
     public var configurationHint: String { "install flite (apt-get install libflite1) and rebuild with flite1-dev" }
 
