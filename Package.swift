@@ -75,6 +75,12 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: generation providers: text, embeddings, images over HTTP (OpenAI-compatible, Anthropic)
+        .target(name: "Providers", dependencies: [
+            "RepartoConfiguration",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ], swiftSettings: swiftSettings),
+
         // MARK: production types: the table read (a screenplay spoken: parse, enrich, generate, assemble)
         .target(name: "TableRead", dependencies: [
             "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration",
@@ -126,6 +132,7 @@ let package = Package(
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
