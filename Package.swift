@@ -81,6 +81,12 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: generation kinds: generate-text, embed, generate-image (rows, reuse, usage ledger)
+        .target(name: "Generation", dependencies: [
+            "Jobs", "Postgres", "Providers", "Assets", "Threading", "RepartoConfiguration",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
         // MARK: production types: the table read (a screenplay spoken: parse, enrich, generate, assemble)
         .target(name: "TableRead", dependencies: [
             "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration",
@@ -100,7 +106,7 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading",
+            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading", "Generation", "Providers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
@@ -132,13 +138,14 @@ let package = Package(
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "GenerationTests", dependencies: ["Generation", "Providers", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading", "Generation", "Providers"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),

@@ -1,4 +1,5 @@
 import Foundation
+import Generation
 import Jobs
 import TableRead
 import Postgres
@@ -19,13 +20,16 @@ public enum Kinds {
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
             postgres: postgres, speechHelpers: speechHelpers))
+        GenerationKinds.register(in: registry, environment: GenerationEnvironment(
+            assetsRoot: root ?? assetsRoot(configuration), configuration: configuration, postgres: postgres))
         return registry
     }
 
     /// Fails with one line when a speech provider's API key is set both ways or its file cannot
     /// be read, so a worker says so when it starts instead of failing every job of that provider.
     public static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
-        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable] {
+        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable,
+                         "ANTHROPIC_API_KEY"] {
             _ = try configuration.secret(variable)
         }
     }
