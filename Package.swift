@@ -121,9 +121,9 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
