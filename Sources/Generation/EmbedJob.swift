@@ -66,6 +66,7 @@ struct EmbeddingGenerator: Sendable {
             if !missing.isEmpty {
                 let embeddings = try await provider.embed(EmbeddingRequest(texts: missing, model: model))
                 tokens = embeddings.inputTokens
+                if let tokens { context.reportCost(Double(tokens)) }
                 for (text, vector) in zip(missing, embeddings.vectors) {
                     let key = GenerationKey.embedding(provider: id, model: model, text: text).description
                     made[key] = GeneratedContent(mimeType: "application/x-embedding", contentKey: key, provider: id,

@@ -76,6 +76,9 @@ struct TextGenerator: Sendable {
             var pinned = request
             pinned.model = model
             let generated = try await provider.generateText(pinned)
+            // The tokens used replace the job's estimated cost against its limit's budget
+            // (a `provider:NAME` limit with `--budget 90000/min` counts tokens per minute).
+            if let input = generated.inputTokens, let output = generated.outputTokens { context.reportCost(Double(input + output)) }
             var content = GeneratedContent(mimeType: "text/plain; charset=utf-8", contentKey: key, provider: id,
                                            model: generated.model.isEmpty ? model : generated.model, jobID: context.jobID)
             let bytes = Data(generated.text.utf8)

@@ -199,4 +199,47 @@ struct GenerationJobTests {
         try await worker.stop()
         await cluster.shutdown()
     }
+
+    @Test func anExhaustedProviderFallsBackOnTheLastAttemptAndADisabledOneIsSkipped() async throws {
+        let cluster = try await TestCluster.make()
+        let root = try Self.temporaryRoot()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let openAI = try FakeHTTPServer { _ in
+            ProviderStandIns.openAIError(500, message: "The server had an error while processing your request.", type: "server_error", code: nil)
+        }
+        defer { openAI.stop() }
+        let anthropic = try FakeHTTPServer { _ in ProviderStandIns.anthropicMessage("FADE IN:", inputTokens: 5, outputTokens: 2) }
+        defer { anthropic.stop() }
+        let registry = Self.registry(root: root, cluster: cluster, openAI: openAI, anthropic: anthropic)
+        let worker = cluster.startWorker(registry: registry)
+
+        // openai fails with 500 on both attempts: the first attempt is retried, the last one moves on.
+        let job = GenerateTextJob(providers: ["openai", "anthropic"], request: TextGenerationRequest(prompt: "Begin"))
+        let done = try await cluster.client.awaitJob(try await cluster.client.enqueue(job, options: JobOptions(maxAttempts: 2)), timeout: 90)
+        #expect(done.state == .succeeded, "\(done.lastError ?? "")")
+        #expect(done.attempts == 2)
+        let result = try #require(try done.decodeResult(GenerateTextJob.Result.self))
+        #expect(result.provider == "anthropic")
+        #expect(result.text == "FADE IN:")
+        #expect(result.failures.count == 1 && result.failures[0].contains("HTTP 500"), "\(result.failures)")
+        #expect(openAI.requests.count == 2)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content WHERE provider = 'anthropic'") == 1)
+
+        // Disabled by an operator: skipped without a request.
+        let directory = GenerationProviderDirectory(postgres: cluster.postgres)
+        try await directory.record(GenerationProviderRegistry([
+            OpenAICompatibleProvider(configuration: .init(baseURL: openAI.baseURL, apiKey: nil)),
+        ]))
+        #expect(try await directory.setEnabled(false, provider: "openai"))
+        let skipped = try await cluster.client.awaitJob(try await cluster.client.enqueue(
+            GenerateTextJob(providers: ["openai", "anthropic"], request: TextGenerationRequest(prompt: "Again"))), timeout: 60)
+        #expect(skipped.state == .succeeded, "\(skipped.lastError ?? "")")
+        let second = try #require(try skipped.decodeResult(GenerateTextJob.Result.self))
+        #expect(second.provider == "anthropic")
+        #expect(second.failures.first?.contains("disabled") == true, "\(second.failures)")
+        #expect(openAI.requests.count == 2, "a disabled provider is not asked")
+
+        try await worker.stop()
+        await cluster.shutdown()
+    }
 }
