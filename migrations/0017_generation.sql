@@ -60,3 +60,26 @@ CREATE TABLE generation_usage (
 );
 CREATE INDEX generation_usage_created ON generation_usage (created_at);
 CREATE INDEX generation_usage_production ON generation_usage (production_id, created_at) WHERE production_id IS NOT NULL;
+
+-- The script analysis production (`reparto analyze`): one row per analysis, one per scene with its
+-- summary and the content key of its embedding (a generated_content row).
+CREATE TABLE analyses (
+    production_id       uuid PRIMARY KEY,
+    source_name         text NOT NULL,
+    text_providers      text[] NOT NULL,
+    embedding_providers text[] NOT NULL,
+    logline             text,
+    synopsis            text,
+    created_at          timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE analysis_scenes (
+    production_id    uuid NOT NULL REFERENCES analyses ON DELETE CASCADE,
+    scene            integer NOT NULL CHECK (scene >= 0),
+    heading          text NOT NULL,
+    body             text NOT NULL,
+    summary          text,
+    summary_provider text,
+    embedding_key    text,
+    PRIMARY KEY (production_id, scene)
+);

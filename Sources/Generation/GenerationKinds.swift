@@ -10,9 +10,8 @@ public enum GenerationKinds {
     /// stored results are reused.
     public static func register(in registry: JobRegistry, environment: GenerationEnvironment) {
         let directory = environment.postgres.map(GenerationProviderDirectory.init(postgres:))
-        let storage = GenerationStorage(postgres: environment.postgres, assetsRoot: environment.assetsRoot)
-        let chain = ProviderChainRunner(directory: directory)
         let providers = environment.providers
+        let generators = Generators(environment: environment)
         if let directory {
             registry.onWorkerStart {
                 do { try await directory.record(providers) } catch {
@@ -20,11 +19,8 @@ public enum GenerationKinds {
                 }
             }
         }
-        let text = TextGenerator(providers: providers, storage: storage, chain: chain)
-        registry.register(GenerateTextJob.self, timeout: GenerateTextJob.timeout) { try await text.run($0, context: $1) }
-        let embed = EmbeddingGenerator(providers: providers, storage: storage, chain: chain)
-        registry.register(EmbedJob.self, timeout: EmbedJob.timeout) { try await embed.run($0, context: $1) }
-        let image = ImageGenerator(providers: providers, storage: storage, chain: chain)
-        registry.register(GenerateImageJob.self, timeout: GenerateImageJob.timeout) { try await image.run($0, context: $1) }
+        registry.register(GenerateTextJob.self, timeout: GenerateTextJob.timeout) { try await generators.generateText($0, context: $1) }
+        registry.register(EmbedJob.self, timeout: EmbedJob.timeout) { try await generators.embed($0, context: $1) }
+        registry.register(GenerateImageJob.self, timeout: GenerateImageJob.timeout) { try await generators.generateImage($0, context: $1) }
     }
 }

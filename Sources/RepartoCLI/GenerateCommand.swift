@@ -82,6 +82,12 @@ struct GenerateOptions: ParsableArguments {
     }
 
     var options: JobOptions { JobOptions(maxAttempts: maxAttempts) }
+
+    /// The defaults, for commands that only need ``chain(_:capability:registry:)``.
+    static var `default`: GenerateOptions {
+        // Parsing no arguments cannot fail: every option has a default.
+        (try? GenerateOptions.parse([])) ?? GenerateOptions()
+    }
 }
 
 struct GenerateTextCommand: AsyncParsableCommand {

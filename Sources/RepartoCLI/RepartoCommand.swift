@@ -11,7 +11,7 @@ public struct RepartoCommand: AsyncParsableCommand {
                       SubmitCommand.self, RunCommand.self, ResultsCommand.self,
                       DashboardCommand.self, SpeechHelperCommand.self,
                       LimitCommand.self, PauseCommand.self, ResumeCommand.self,
-                      GenerateCommand.self, UsageCommand.self, ProvidersCommand.self]
+                      GenerateCommand.self, UsageCommand.self, ProvidersCommand.self, AnalyzeCommand.self, SearchCommand.self]
     )
     public init() {}
 }

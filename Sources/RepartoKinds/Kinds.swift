@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Generation
 import Jobs
@@ -20,8 +21,9 @@ public enum Kinds {
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
             postgres: postgres, speechHelpers: speechHelpers))
-        GenerationKinds.register(in: registry, environment: GenerationEnvironment(
-            assetsRoot: root ?? assetsRoot(configuration), configuration: configuration, postgres: postgres))
+        let generation = GenerationEnvironment(assetsRoot: root ?? assetsRoot(configuration), configuration: configuration, postgres: postgres)
+        GenerationKinds.register(in: registry, environment: generation)
+        AnalysisKinds.register(in: registry, environment: generation)
         return registry
     }
 
@@ -45,6 +47,6 @@ public enum Kinds {
     }
 
     public static func plans() -> [any ProductionPlan] {
-        PipelineKinds.plans
+        PipelineKinds.plans + AnalysisKinds.plans
     }
 }
