@@ -15,6 +15,8 @@ public struct UsageSummary: Codable, Sendable, Equatable {
     public var characters: Int64
     public var images: Int64
     public var audioSeconds: Double
+    /// What it cost by ``UsagePrices`` (nil: no price configured for the model).
+    public var cost: Double?
 
     public init(provider: String, model: String, capability: String, calls: Int, reused: Int, inputTokens: Int64,
                 outputTokens: Int64, characters: Int64, images: Int64, audioSeconds: Double) {

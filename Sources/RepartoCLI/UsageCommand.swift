@@ -9,7 +9,11 @@ struct UsageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "usage",
         abstract: "Show generation usage (tokens, characters, images) per provider and model.",
-        discussion: "Sums the generation_usage table: one line per provider call that answered; reuses count apart.")
+        discussion: """
+            Sums the generation_usage table: one line per provider call that answered; reuses count apart. \
+            With REPARTO_GENERATION_PRICES (e.g. "openai/gpt-4o-mini=in:0.15,out:0.60; openai/gpt-image-1=image:0.04", \
+            per million tokens or characters, per image) each line has its cost.
+            """)
 
     @OptionGroup var cluster: ClusterOptions
     @Option(name: .long, help: "Only this production (id or name).") var production: String?
@@ -21,11 +25,15 @@ struct UsageCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let configuration = try cluster.configuration
+        let prices: UsagePrices
+        do { prices = try UsagePrices(parsing: configuration[UsagePrices.variable] ?? "") } catch { throw CLIError(error.description) }
         let start = since.flatMap(Self.seconds).map { Date().addingTimeInterval(-$0) }
         let productionID = production.map(ProductionName.resolve)
-        let lines = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.usage")) { postgres in
+        var lines = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.usage")) { postgres in
             try await UsageLedger(postgres: postgres).summary(since: start, production: productionID)
         }
+        for index in lines.indices { lines[index].cost = prices.cost(of: lines[index]) }
         print(json ? try JSONText.pretty(lines) : GenerationText.usage(lines))
     }
 

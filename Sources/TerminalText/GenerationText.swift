@@ -7,9 +7,9 @@ public enum GenerationText {
     public static func usage(_ lines: [UsageSummary]) -> String {
         guard !lines.isEmpty else { return "no generation usage recorded" }
         return TextTable.render(
-            header: ["PROVIDER", "CAPABILITY", "MODEL", "CALLS", "REUSED", "IN TOKENS", "OUT TOKENS", "CHARS", "IMAGES"],
+            header: ["PROVIDER", "CAPABILITY", "MODEL", "CALLS", "REUSED", "IN TOKENS", "OUT TOKENS", "CHARS", "IMAGES", "COST"],
             rows: lines.map { [$0.provider, $0.capability, $0.model, "\($0.calls)", "\($0.reused)", "\($0.inputTokens)",
-                               "\($0.outputTokens)", "\($0.characters)", "\($0.images)"] })
+                               "\($0.outputTokens)", "\($0.characters)", "\($0.images)", $0.cost.map { String(format: "%.4f", $0) } ?? "-"] })
     }
 
     /// One row of `reparto providers`.

@@ -37,13 +37,16 @@ struct GenerationCLITests {
         #expect(embed.status == 0, "\(embed.stderr)")
         #expect(embed.stdout.contains("2 embeddings of 3 dimensions from openai"), "\(embed.stdout)")
 
-        let usage = try await RepartoProcess.run(["usage", "--production", "gen-cli", "--since", "1h", "--json"], environment: environment)
+        var priced = environment
+        priced["REPARTO_GENERATION_PRICES"] = "openai/llama3.2=in:1000000,out:2000000"
+        let usage = try await RepartoProcess.run(["usage", "--production", "gen-cli", "--since", "1h", "--json"], environment: priced)
         #expect(usage.status == 0, "\(usage.stderr)")
         let lines = try JSONDecoder().decode([UsageSummary].self, from: Data(usage.stdout.utf8))
         #expect(lines.count == 1, "only the text job is in the production")
         #expect(lines.first?.capability == "text")
         #expect(lines.first?.inputTokens == 11)
         #expect(lines.first?.calls == 1)
+        #expect(lines.first?.cost == 17, "11 input tokens at 1 per token, 3 output tokens at 2")
         let table = try await RepartoProcess.run(["usage"], environment: environment)
         #expect(table.stdout.contains("embedding") && table.stdout.contains("text"), "\(table.stdout)")
 
