@@ -83,3 +83,13 @@ CREATE TABLE analysis_scenes (
     embedding_key    text,
     PRIMARY KEY (production_id, scene)
 );
+
+-- The analysis's characters: their lines (as sent to the provider) and the description written from them.
+CREATE TABLE analysis_characters (
+    production_id uuid NOT NULL REFERENCES analyses ON DELETE CASCADE,
+    name          text NOT NULL,
+    line_count    integer NOT NULL CHECK (line_count > 0),
+    lines         text NOT NULL,
+    description   text,
+    PRIMARY KEY (production_id, name)
+);

@@ -28,6 +28,7 @@ public struct AnalysisClient: Sendable {
             _ = try JobClient.createProduction(id: id, name: name, plan: AnalysisRequest.plan, stage: AnalysisRequest.Stage.scenes.rawValue,
                                                parameters: parameters, in: connection)
             try AnalysisRows.create(id, request: request, scenes: scenes, on: connection)
+            try AnalysisRows.createCharacters(id, AnalysisCharacter.characters(of: document), on: connection)
             _ = try JobClient.enqueue(jobs, in: connection)
         }
         return id

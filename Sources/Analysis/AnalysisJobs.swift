@@ -46,16 +46,36 @@ public struct SynopsisJob: JobParameters {
     }
 }
 
+/// `analysis.character`: a description of one character written from their lines.
+public struct CharacterJob: JobParameters {
+    public static let kind = "analysis.character"
+    public static let queue = "generate"
+    public static let timeout: Double = 600
+
+    public var productionID: UUID
+    public var character: AnalysisCharacter
+    public var textProviders: [String]
+    public var fresh: Bool?
+
+    public var limitKey: String? { textProviders.first.map { "provider:\($0)" } }
+
+    public struct Result: Codable, Sendable, Hashable {
+        public var provider: String
+        public var reused: Bool
+    }
+}
+
 /// Registers the analysis kinds and says where their plan is.
 public enum AnalysisKinds {
     /// The plan the coordinator drives.
     public static var plans: [any ProductionPlan] { [AnalysisPlan()] }
 
-    /// Registers `analysis.scene` and `analysis.synopsis`.
+    /// Registers `analysis.scene`, `analysis.synopsis` and `analysis.character`.
     public static func register(in registry: JobRegistry, environment: GenerationEnvironment) {
         let generators = Generators(environment: environment)
         let postgres = environment.postgres
         let root = environment.assetsRoot
+        registerCharacter(in: registry, generators: generators, root: root)
         registry.register(SceneAnalysisJob.self, timeout: SceneAnalysisJob.timeout) { job, context in
             let fresh = job.fresh ?? false
             let summary = try await generators.generateText(
@@ -86,6 +106,18 @@ public enum AnalysisKinds {
                 try AnalysisRows.setSynopsis(production, logline: loglineText, synopsis: synopsisText, on: connection)
             }
             return SynopsisJob.Result(provider: synopsis.provider, scenes: summaries.count)
+        }
+    }
+
+    static func registerCharacter(in registry: JobRegistry, generators: Generators, root: URL) {
+        registry.register(CharacterJob.self, timeout: CharacterJob.timeout) { job, context in
+            let result = try await generators.generateText(
+                GenerateTextJob(providers: job.textProviders, request: AnalysisPrompts.character(job.character), fresh: job.fresh ?? false),
+                context: context)
+            let text = try await Self.text(of: result, root: root)
+            let (production, name) = (job.productionID, job.character.name)
+            context.transactional { try AnalysisRows.setCharacter(production, name: name, description: text, on: $0) }
+            return CharacterJob.Result(provider: result.provider, reused: result.reused)
         }
     }
 

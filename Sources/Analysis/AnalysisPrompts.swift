@@ -28,6 +28,12 @@ public enum AnalysisPrompts {
                               + numbered(summaries), system: system, maxTokens: 1_000, temperature: 0)
     }
 
+    /// A two-sentence description of a character from their lines.
+    public static func character(_ character: AnalysisCharacter) -> TextGenerationRequest {
+        TextGenerationRequest(prompt: "Describe the character \(character.name) in two sentences from these lines of theirs.\n\n"
+                              + character.lines, system: system, maxTokens: 150, temperature: 0)
+    }
+
     static func numbered(_ summaries: [String]) -> String {
         summaries.enumerated().map { "Scene \($0.offset + 1): \($0.element)" }.joined(separator: "\n")
     }

@@ -12,11 +12,20 @@ public struct AnalysisResults: Codable, Sendable, Equatable {
         public var embedded: Bool
     }
 
+    /// A speaking character and the description written from their lines.
+    public struct Character: Codable, Sendable, Equatable {
+        public var name: String
+        /// How many lines they speak.
+        public var lines: Int
+        public var description: String?
+    }
+
     public var productionID: UUID
     public var sourceName: String
     public var logline: String?
     public var synopsis: String?
     public var scenes: [Scene]
+    public var characters: [Character]
 }
 
 /// One search hit.

@@ -15,6 +15,30 @@ public enum AnalysisRows {
             """, [productionID, scenes.map(\.index), scenes.map(\.heading), scenes.map(\.body)])
     }
 
+    /// Records the characters to describe.
+    static func createCharacters(_ productionID: UUID, _ characters: [AnalysisCharacter], on connection: PostgresConnection) throws {
+        guard !characters.isEmpty else { return }
+        _ = try connection.query("""
+            INSERT INTO analysis_characters (production_id, name, line_count, lines)
+            SELECT $1::uuid, * FROM unnest($2::text[], $3::integer[], $4::text[])
+            """, [productionID, characters.map(\.name), characters.map(\.lineCount), characters.map(\.lines)])
+    }
+
+    /// The characters recorded for an analysis, most lines first.
+    static func characters(_ productionID: UUID, on connection: PostgresConnection) throws -> [AnalysisCharacter] {
+        try connection.query("""
+            SELECT name, line_count, lines FROM analysis_characters WHERE production_id = $1 ORDER BY line_count DESC, name
+            """, [productionID]).map {
+            AnalysisCharacter(name: $0.string("name") ?? "", lineCount: $0.int("line_count") ?? 0, lines: $0.string("lines") ?? "")
+        }
+    }
+
+    /// Stores a character's description.
+    static func setCharacter(_ productionID: UUID, name: String, description: String, on connection: PostgresConnection) throws {
+        _ = try connection.query("UPDATE analysis_characters SET description = $3 WHERE production_id = $1 AND name = $2",
+                                 [productionID, name, description])
+    }
+
     /// Stores a scene's summary and the key of its embedding.
     static func setScene(_ productionID: UUID, scene: Int, summary: String, provider: String, embeddingKey: String,
                          on connection: PostgresConnection) throws {
@@ -50,8 +74,13 @@ public enum AnalysisRows {
                                   summary: scene.string("summary"), provider: scene.string("summary_provider"),
                                   embedded: scene.bool("embedded") ?? false)
         }
+        let characters = try connection.query("""
+            SELECT name, line_count, description FROM analysis_characters WHERE production_id = $1 ORDER BY line_count DESC, name
+            """, [productionID]).map {
+            AnalysisResults.Character(name: $0.string("name") ?? "", lines: $0.int("line_count") ?? 0, description: $0.string("description"))
+        }
         return AnalysisResults(productionID: productionID, sourceName: row.string("source_name") ?? "",
-                               logline: row.string("logline"), synopsis: row.string("synopsis"), scenes: scenes)
+                               logline: row.string("logline"), synopsis: row.string("synopsis"), scenes: scenes, characters: characters)
     }
 
     /// The embedded scenes (of one production, or all), with the provider and model of each vector.

@@ -10,6 +10,12 @@ public enum AnalysisText {
         for scene in results.scenes {
             out += "\(scene.index + 1). \(scene.heading)\n   \(scene.summary ?? "(no summary)")\n"
         }
+        if !results.characters.isEmpty {
+            out += "\nCHARACTERS\n"
+            for character in results.characters {
+                out += "\(character.name) (\(character.lines) lines)\n   \(character.description ?? "(not described)")\n"
+            }
+        }
         return out
     }
 

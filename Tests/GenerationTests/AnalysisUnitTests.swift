@@ -33,6 +33,30 @@ import Testing
         #expect(scenes[2].body == "Rain.")
     }
 
+    @Test func charactersAreTheSpeakersWithTheirLinesMostFirst() {
+        let document = FountainParser().parse("""
+            INT. HOUSE - DAY
+
+            ANNA
+            One.
+
+            BOB
+            (softly)
+            Two.
+
+            ANNA (V.O.)
+            Three.
+
+            CARL walks in.
+            """)
+        let characters = AnalysisCharacter.characters(of: document)
+        #expect(characters.map(\.name) == ["ANNA", "BOB"])
+        #expect(characters[0].lineCount == 2)
+        #expect(characters[0].lines == "One.\nThree.")
+        #expect(characters[1].lines == "Two.")
+        #expect(AnalysisPrompts.character(characters[1]).messages[0].content.hasPrefix("Describe the character BOB"))
+    }
+
     @Test func anEmptyOpeningIsNoScene() {
         let scenes = AnalysisScene.scenes(of: FountainParser().parse("INT. HOUSE - DAY\n\nBOB\nHi.\n"))
         #expect(scenes.count == 1)

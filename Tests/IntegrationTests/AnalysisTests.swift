@@ -50,6 +50,10 @@ struct AnalysisTests {
                     let heading = prompt.split(separator: "\n").dropFirst(1).first.map(String.init) ?? "?"
                     return ProviderStandIns.openAIChat("Summary of \(heading).")
                 }
+                if prompt.hasPrefix("Describe the character") {
+                    let name = prompt.split(separator: " ").dropFirst(3).first.map(String.init) ?? "?"
+                    return ProviderStandIns.openAIChat("Description of \(name).")
+                }
                 if prompt.contains("logline") { return ProviderStandIns.openAIChat("A kettle, a storm and a clerk.") }
                 return ProviderStandIns.openAIChat("Anna boils water; rain falls; Bob files.")
             case "/v1/embeddings":
@@ -95,9 +99,13 @@ struct AnalysisTests {
         #expect(results.logline == "A kettle, a storm and a clerk.")
         #expect(results.synopsis == "Anna boils water; rain falls; Bob files.")
         #expect(summaries.count.load(ordering: .relaxed) == 3)
+        #expect(results.characters.map(\.name) == ["ANNA"], "BOB only appears in action")
+        #expect(results.characters.first?.description == "Description of ANNA.")
+        #expect(results.characters.first?.lines == 1)
 
         let shown = try await RepartoProcess.run(["results", results.productionID.uuidString], environment: env)
-        #expect(shown.status == 0 && shown.stdout.contains("LOGLINE") && shown.stdout.contains("Summary of EXT. STREET - DAY."),
+        #expect(shown.status == 0 && shown.stdout.contains("LOGLINE") && shown.stdout.contains("Summary of EXT. STREET - DAY.")
+                && shown.stdout.contains("Description of ANNA."),
                 "\(shown.stdout)\(shown.stderr)")
 
         let search = try await RepartoProcess.run(["search", "rain on the car", "--production", results.productionID.uuidString,
