@@ -75,6 +75,23 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
+        // MARK: generation providers: text, embeddings, images over HTTP (OpenAI-compatible, Anthropic)
+        .target(name: "Providers", dependencies: [
+            "RepartoConfiguration",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ], swiftSettings: swiftSettings),
+
+        // MARK: generation kinds: generate-text, embed, generate-image (rows, reuse, usage ledger)
+        .target(name: "Generation", dependencies: [
+            "Jobs", "Postgres", "Providers", "Assets", "Threading", "RepartoConfiguration",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
+        // MARK: production types: the script analysis (scene summaries and embeddings, logline, synopsis, search)
+        .target(name: "Analysis", dependencies: [
+            "Jobs", "Postgres", "Generation", "Providers", "Screenplay", "Assets",
+        ], swiftSettings: swiftSettings),
+
         // MARK: production types: the table read (a screenplay spoken: parse, enrich, generate, assemble)
         .target(name: "TableRead", dependencies: [
             "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration",
@@ -94,7 +111,7 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading",
+            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
@@ -109,9 +126,9 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation", "Analysis"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,13 +143,15 @@ let package = Package(
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "GenerationTests", dependencies: ["Generation", "Providers", "Analysis", "Screenplay", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "RepartoBenchTests", dependencies: ["RepartoBench"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading", "Generation", "Providers", "Analysis"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),

@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Foundation
 import Jobs
@@ -19,8 +20,13 @@ struct ResultsCommand: AsyncParsableCommand {
         let logger = cluster.makeLogger("reparto.results")
         guard let production = UUID(uuidString: id) else { throw CLIError("'\(id)' is not a production id") }
         let assets = Kinds.assetsRoot(try cluster.configuration)
-        let results = try await cluster.withPostgres(logger: logger) { postgres in
-            try await TableReadClient(postgres: postgres, assetsRoot: assets).results(production)
+        let (results, analysis) = try await cluster.withPostgres(logger: logger) { postgres in
+            let tableRead = try await TableReadClient(postgres: postgres, assetsRoot: assets).results(production)
+            return (tableRead, tableRead == nil ? try await AnalysisClient(postgres: postgres).results(production) : nil)
+        }
+        if let analysis {
+            print(json ? try JSONText.pretty(analysis) : AnalysisText.results(analysis), terminator: "")
+            return
         }
         guard let results else { throw CLIError("no table read with id \(id)") }
         if json {

@@ -1,4 +1,6 @@
+import Analysis
 import Foundation
+import Generation
 import Jobs
 import TableRead
 import Postgres
@@ -19,13 +21,17 @@ public enum Kinds {
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
             postgres: postgres, speechHelpers: speechHelpers))
+        let generation = GenerationEnvironment(assetsRoot: root ?? assetsRoot(configuration), configuration: configuration, postgres: postgres)
+        GenerationKinds.register(in: registry, environment: generation)
+        AnalysisKinds.register(in: registry, environment: generation)
         return registry
     }
 
     /// Fails with one line when a speech provider's API key is set both ways or its file cannot
     /// be read, so a worker says so when it starts instead of failing every job of that provider.
     public static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
-        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable] {
+        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable,
+                         "ANTHROPIC_API_KEY"] {
             _ = try configuration.secret(variable)
         }
     }
@@ -41,6 +47,6 @@ public enum Kinds {
     }
 
     public static func plans() -> [any ProductionPlan] {
-        PipelineKinds.plans
+        PipelineKinds.plans + AnalysisKinds.plans
     }
 }

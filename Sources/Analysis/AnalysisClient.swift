@@ -1,0 +1,58 @@
+import Foundation
+import Jobs
+import Postgres
+import Providers
+import Screenplay
+
+/// The producer API of the script analysis: submit a script, read its results, search its scenes.
+public struct AnalysisClient: Sendable {
+    public let postgres: PostgresClient
+
+    public init(postgres: PostgresClient) {
+        self.postgres = postgres
+    }
+
+    /// Creates the production, its rows and one `analysis.scene` job per scene in one transaction.
+    /// - Throws: ``JobError/permanent(_:)`` for a script without any text.
+    public func submit(document: ScreenplayDocument, request: AnalysisRequest, name: String) async throws -> UUID {
+        let scenes = AnalysisScene.scenes(of: document).filter { !$0.body.isEmpty || !$0.heading.isEmpty }
+        guard !scenes.isEmpty else { throw JobError.permanent("the script has no scenes") }
+        let parameters = try JSONEncoder().encode(request)
+        let id = UUID()
+        let jobs = try scenes.map { scene in
+            try JobRequest(SceneAnalysisJob(productionID: id, scene: scene, textProviders: request.textProviders,
+                                            embeddingProviders: request.embeddingProviders, fresh: request.fresh ? true : nil),
+                           options: request.jobOptions(productionID: id, stage: .scenes))
+        }
+        try await postgres.withTransaction { connection in
+            _ = try JobClient.createProduction(id: id, name: name, plan: AnalysisRequest.plan, stage: AnalysisRequest.Stage.scenes.rawValue,
+                                               parameters: parameters, in: connection)
+            try AnalysisRows.create(id, request: request, scenes: scenes, on: connection)
+            try AnalysisRows.createCharacters(id, AnalysisCharacter.characters(of: document), on: connection)
+            _ = try JobClient.enqueue(jobs, in: connection)
+        }
+        return id
+    }
+
+    /// The analysis's results; nil when `id` is not an analysis.
+    public func results(_ id: UUID) async throws -> AnalysisResults? {
+        try await postgres.withConnection { try AnalysisRows.results(id, on: $0) }
+    }
+
+    /// The scenes most similar to `query`: the query is embedded by the provider and model that
+    /// embedded most of the scenes searched, then every scene is compared (exact cosine).
+    /// - Throws: ``ProviderError`` from the embedding call; `unknownProvider` when that provider is not configured here.
+    public func search(_ query: String, production: UUID?, limit: Int, providers: GenerationProviderRegistry) async throws -> [SceneMatch] {
+        let vectors = try await postgres.withConnection { try AnalysisRows.sceneEmbeddings(production: production, on: $0) }
+        guard !vectors.isEmpty else { return [] }
+        let groups = Dictionary(grouping: vectors) { "\($0.provider)\u{0}\($0.model)" }
+        let chosen = groups.values.max { $0.count < $1.count }!
+        let provider = try providers.embeddingProvider(chosen[0].provider)
+        let embedded = try await provider.embed(EmbeddingRequest(texts: [query], model: chosen[0].model))
+        guard let vector = embedded.vectors.first else { return [] }
+        return SceneSearch.rank(vector, chosen.map { (item: $0, vector: $0.vector) }, limit: limit).map { hit in
+            SceneMatch(productionID: hit.item.productionID, scene: hit.item.scene, heading: hit.item.heading,
+                       summary: hit.item.summary, score: hit.score)
+        }
+    }
+}

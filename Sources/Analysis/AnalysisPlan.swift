@@ -1,0 +1,31 @@
+import Foundation
+import Jobs
+import Postgres
+
+/// The analysis's stages: every scene's summary and embedding (fan-out), then the logline and
+/// synopsis from the summaries (fan-in) beside one description per character from their lines;
+/// finished after that, or after the scenes when none has a summary.
+public struct AnalysisPlan: ProductionPlan {
+    public init() {}
+
+    public var name: String { AnalysisRequest.plan }
+
+    public func advance(_ production: ProductionSnapshot, on connection: PostgresConnection) throws -> StageDecision {
+        let request = try JSONDecoder().decode(AnalysisRequest.self, from: production.parameters)
+        switch AnalysisRequest.Stage(rawValue: production.stage) {
+        case .scenes:
+            guard try !AnalysisRows.summaries(production.id, on: connection).isEmpty else { return .finish }
+            let options = request.jobOptions(productionID: production.id, stage: .synopsis)
+            let fresh: Bool? = request.fresh ? true : nil
+            let synopsis = try JobRequest(SynopsisJob(productionID: production.id, textProviders: request.textProviders, fresh: fresh),
+                                          options: options)
+            let characters = try AnalysisRows.characters(production.id, on: connection).map { character in
+                try JobRequest(CharacterJob(productionID: production.id, character: character, textProviders: request.textProviders,
+                                            fresh: fresh), options: options)
+            }
+            return .next(stage: AnalysisRequest.Stage.synopsis.rawValue, jobs: [synopsis] + characters)
+        case .synopsis, nil:
+            return .finish
+        }
+    }
+}

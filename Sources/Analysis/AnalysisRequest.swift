@@ -1,0 +1,33 @@
+import Foundation
+import Jobs
+
+/// What an analysis was asked to do, stored as `productions.params`.
+public struct AnalysisRequest: Codable, Sendable, Equatable {
+    /// `analysis`: the plan's name in `productions.plan`.
+    public static let plan = "analysis"
+
+    /// The stages, in order.
+    public enum Stage: String, Codable, Sendable {
+        /// One `analysis.scene` job per scene: a summary and an embedding.
+        case scenes
+        /// One `analysis.synopsis` job: logline and synopsis from the summaries.
+        case synopsis
+    }
+
+    public var sourceName: String
+    /// Fallback chains.
+    public var textProviders: [String]
+    public var embeddingProviders: [String]
+    /// Ask the providers even for stored results.
+    public var fresh: Bool
+    public var maxAttempts: Int
+
+    public init(sourceName: String, textProviders: [String], embeddingProviders: [String], fresh: Bool = false, maxAttempts: Int = 5) {
+        (self.sourceName, self.textProviders, self.embeddingProviders, self.fresh, self.maxAttempts) =
+            (sourceName, textProviders, embeddingProviders, fresh, maxAttempts)
+    }
+
+    func jobOptions(productionID: UUID, stage: Stage) -> JobOptions {
+        JobOptions(maxAttempts: maxAttempts, productionID: productionID, stage: stage.rawValue)
+    }
+}

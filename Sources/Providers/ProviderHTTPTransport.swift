@@ -1,0 +1,91 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import RepartoConfiguration
+
+/// The HTTP round trip of the generation providers: sends one JSON request with
+/// AsyncHTTPClient (non-blocking, never on a thread of its own) and maps every failure to
+/// ``ProviderError``: status codes by ``ProviderHTTPFailure``, deadlines to
+/// ``ProviderError/timeout(provider:)``, a body shorter than its `Content-Length` or cut by a
+/// closed connection to ``ProviderError/truncatedResponse(provider:expected:received:)``.
+public struct ProviderHTTPTransport: Sendable {
+    /// A 2xx answer.
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: Data
+    }
+
+    /// The provider id used in errors.
+    public let provider: String
+    public let client: HTTPClient
+    /// Deadline for the whole request including the body, in seconds.
+    public let timeout: TimeInterval
+    /// Largest body accepted (an image in base64 is a few MB).
+    public let maxResponseBytes: Int
+
+    public init(provider: String, client: HTTPClient, timeout: TimeInterval, maxResponseBytes: Int = 64 << 20) {
+        (self.provider, self.client, self.timeout, self.maxResponseBytes) = (provider, client, timeout, maxResponseBytes)
+    }
+
+    /// POSTs `body` as JSON to `url` and returns the 2xx answer.
+    /// - Parameter secret: the key in the headers, redacted from any error text.
+    public func postJSON(url: String, headers: [(String, String)], body: Data, secret: Secret?) async throws(ProviderError) -> Response {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "accept", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let deadline = NIODeadline.now() + .milliseconds(Int64((timeout * 1000).rounded()))
+
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, deadline: deadline)
+        } catch {
+            throw mapTransport(error, secret: secret)
+        }
+        let status = Int(response.status.code)
+        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
+        var bytes = Data()
+        do {
+            for try await chunk in response.body {
+                bytes.append(contentsOf: chunk.readableBytesView)
+                if bytes.count > maxResponseBytes {
+                    throw ProviderError.malformedResponse(provider: provider, reason: "response larger than \(maxResponseBytes) bytes",
+                                                          bodyPrefix: ProviderError.prefix(of: bytes))
+                }
+            }
+        } catch let error as ProviderError {
+            throw error
+        } catch {
+            if let e = error as? HTTPClientError, e == .deadlineExceeded || e == .readTimeout { throw .timeout(provider: provider) }
+            throw .truncatedResponse(provider: provider, expected: expected, received: bytes.count)
+        }
+        if let expected, bytes.count < expected {
+            throw .truncatedResponse(provider: provider, expected: expected, received: bytes.count)
+        }
+        guard (200..<300).contains(status) else {
+            var names: [String: String] = [:]
+            for header in response.headers { names[header.name.lowercased()] = header.value }
+            throw ProviderHTTPFailure.error(provider: provider, status: status, headers: names, body: bytes, secret: secret)
+        }
+        return Response(status: status, body: bytes)
+    }
+
+    private func mapTransport(_ error: any Error, secret: Secret?) -> ProviderError {
+        if let e = error as? HTTPClientError {
+            if e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout { return .timeout(provider: provider) }
+            if e == .remoteConnectionClosed { return .truncatedResponse(provider: provider, expected: nil, received: 0) }
+        }
+        return .connectionFailed(provider: provider, reason: ProviderHTTPFailure.redact(String(describing: error), secret: secret))
+    }
+
+    /// A base URL without a trailing `/` or `/v1`, so `OPENAI_BASE_URL=http://127.0.0.1:11434/v1`
+    /// (the SDKs' form) and `http://127.0.0.1:11434` both work; paths add `/v1/…`.
+    public static func normalizedBase(_ url: String) -> String {
+        var base = url.trimmingCharacters(in: .whitespaces)
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.hasSuffix("/v1") { base.removeLast(3) }
+        return base
+    }
+}
