@@ -65,6 +65,8 @@ let package = Package(
         // MARK: pure libraries
         .target(name: "TextEscaping", swiftSettings: swiftSettings),
         .target(name: "Screenplay", dependencies: ["TextEscaping"], swiftSettings: swiftSettings),
+        // reading-list exports (Goodreads, LibraryThing, StoryGraph): CSV, ISBN, match keys, duplicates
+        .target(name: "BookCatalog", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "Assets", dependencies: [
             "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -124,6 +126,7 @@ let package = Package(
             "RepartoConfiguration", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
