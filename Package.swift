@@ -84,6 +84,12 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
+        // MARK: production types: the book import (a library export parsed into the book catalog)
+        .target(name: "BookImport", dependencies: [
+            "BookCatalog", "Jobs", "Postgres", "Assets", "Threading",
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["README.md"], swiftSettings: swiftSettings),
+
         // MARK: operations: metrics, health endpoints, the dashboard
         .target(name: "Operations", dependencies: [
             "Jobs", "Postgres", "TextEscaping",
@@ -96,7 +102,7 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading",
+            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "BookImport", "RepartoConfiguration", "Threading",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
@@ -111,9 +117,9 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookCatalog", "BookImport"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "BookCatalog", "BookImport", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,7 +140,7 @@ let package = Package(
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "BookCatalog", "BookImport", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),

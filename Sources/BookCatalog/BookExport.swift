@@ -18,7 +18,7 @@ public struct BookExport: Sendable, Hashable {
     /// Throws when the file is not a CSV, not an export of a known format (or of the named one),
     /// or holds no rows at all; single bad rows are ``problems`` instead.
     public static func read(_ bytes: [UInt8], format: ExportFormat? = nil,
-                            maxBytes: Int = CSVReader.defaultMaxBytes) throws(BookImportError) -> BookExport {
+                            maxBytes: Int = CSVReader.defaultMaxBytes) throws(ExportReadError) -> BookExport {
         let table: CSVTable
         do { table = try CSVReader.read(bytes, maxBytes: maxBytes) } catch { throw .csv(error) }
         let chosen: ExportFormat
@@ -50,7 +50,7 @@ public struct BookExport: Sendable, Hashable {
 }
 
 /// Why an export could not be imported at all (nothing is created).
-public enum BookImportError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ExportReadError: Error, Sendable, Hashable, CustomStringConvertible {
     case csv(CSVError)
     case format(ExportFormatError)
     /// The header is an export's, but no row follows.

@@ -10,7 +10,8 @@ public struct RepartoCommand: AsyncParsableCommand {
                       ParseCommand.self, CastCommand.self, VoicesCommand.self, SpeakCommand.self,
                       SubmitCommand.self, RunCommand.self, ResultsCommand.self,
                       DashboardCommand.self, SpeechHelperCommand.self,
-                      LimitCommand.self, PauseCommand.self, ResumeCommand.self]
+                      LimitCommand.self, PauseCommand.self, ResumeCommand.self,
+                      ImportCommand.self, BooksCommand.self]
     )
     public init() {}
 }

@@ -3,12 +3,13 @@ import Foundation
 import Jobs
 import RepartoKinds
 import TableRead
+import BookImport
 import TerminalText
 
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.
 struct ResultsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "results", abstract: "Show a table read's files, durations, characters, scenes and failures.")
+        commandName: "results", abstract: "Show a table read's files, durations, characters, scenes and failures, or a book import's report.")
 
     @OptionGroup var cluster: ClusterOptions
 
@@ -22,7 +23,15 @@ struct ResultsCommand: AsyncParsableCommand {
         let results = try await cluster.withPostgres(logger: logger) { postgres in
             try await TableReadClient(postgres: postgres, assetsRoot: assets).results(production)
         }
-        guard let results else { throw CLIError("no table read with id \(id)") }
+        guard let results else {
+            // Not a table read: perhaps a book import.
+            let books = try await cluster.withPostgres(logger: logger) { postgres in
+                try await BookImportClient(postgres: postgres, assetsRoot: assets).results(production)
+            }
+            guard let books else { throw CLIError("no table read or book import with id \(id)") }
+            print(json ? try JSONText.pretty(books) : BookImportText.report(books), terminator: json ? "\n" : "")
+            return
+        }
         if json {
             print(try JSONText.pretty(results))
         } else {

@@ -1,6 +1,7 @@
 import Foundation
 import Jobs
 import TableRead
+import BookImport
 import Postgres
 import RepartoConfiguration
 import Speech
@@ -19,6 +20,7 @@ public enum Kinds {
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
             postgres: postgres, speechHelpers: speechHelpers))
+        BookImportKinds.register(in: registry, assetsRoot: root ?? assetsRoot(configuration))
         return registry
     }
 
@@ -41,6 +43,6 @@ public enum Kinds {
     }
 
     public static func plans() -> [any ProductionPlan] {
-        PipelineKinds.plans
+        PipelineKinds.plans + BookImportKinds.plans
     }
 }

@@ -95,7 +95,7 @@ struct BookExportTests {
 
     @Test func formatIsDetectedOrChecked() throws {
         let goodreads = try Fixture.bytes("goodreads_library_export")
-        #expect(throws: BookImportError.format(.missingColumns(format: .storyGraph, missing: ["Authors", "ISBN/UID", "Read Status"]))) {
+        #expect(throws: ExportReadError.format(.missingColumns(format: .storyGraph, missing: ["Authors", "ISBN/UID", "Read Status"]))) {
             try BookExport.read(goodreads, format: .storyGraph)
         }
         #expect(try BookExport.read(goodreads, format: .goodreads).format == .goodreads)
@@ -106,18 +106,18 @@ struct BookExportTests {
     }
 
     @Test func badFilesCreateNothing() {
-        #expect(throws: BookImportError.format(.unknownColumns(columns: ["Name", "Email"]))) {
+        #expect(throws: ExportReadError.format(.unknownColumns(columns: ["Name", "Email"]))) {
             try BookExport.read(Array("Name,Email\nA,a@example.com\n".utf8))
         }
-        #expect(throws: BookImportError.noRows) {
+        #expect(throws: ExportReadError.noRows) {
             try BookExport.read(Array("Title,Authors,ISBN/UID,Read Status\n".utf8))
         }
-        #expect(throws: BookImportError.csv(.binary(offset: 2))) { try BookExport.read([0x50, 0x4B, 0, 3]) }
+        #expect(throws: ExportReadError.csv(.binary(offset: 2))) { try BookExport.read([0x50, 0x4B, 0, 3]) }
         // Plain prose is not an export either.
-        #expect(throws: BookImportError.self) {
+        #expect(throws: ExportReadError.self) {
             try BookExport.read(Array(String(repeating: "lorem ipsum dolor sit amet ", count: 2000).utf8))
         }
-        #expect(!BookImportError.format(.unknownColumns(columns: (1...20).map { "c\($0)" })).description.contains("c7"))
+        #expect(!ExportReadError.format(.unknownColumns(columns: (1...20).map { "c\($0)" })).description.contains("c7"))
     }
 
     @Test func rowWithExtraFieldsIsReportedAndTheRestImports() throws {

@@ -1,0 +1,14 @@
+import Foundation
+
+/// Everything known about an import so far: its production's state and, once parsed, its report.
+public struct BookImportResults: Codable, Sendable, Hashable {
+    public var productionID: UUID
+    public var name: String
+    /// The production's state: `running`, `completed`, `failed`, `cancelled`.
+    public var state: String
+    public var stage: String
+    public var sourceName: String
+    public var report: BookImportReport?
+    /// Why jobs of the import failed (the parse job's last error).
+    public var failures: [String]
+}

@@ -1,0 +1,158 @@
+import BookCatalog
+import BookImport
+import Foundation
+import Jobs
+import RepartoTestSupport
+import Testing
+
+@Suite("book import", .serialized, .timeLimit(.minutes(5)))
+struct BookImportTests {
+    static func fixture(_ name: String) -> URL {
+        TestEnvironment.repositoryRoot.appendingPathComponent("Tests/BookCatalogTests/Fixtures/\(name).csv")
+    }
+
+    /// A private cluster with a coordinator and a worker running the book import's kinds.
+    struct Catalog {
+        let cluster: TestCluster
+        let root: URL
+        let books: BookImportClient
+        let services: [RunningService]
+
+        static func start() async throws -> Catalog {
+            let cluster = try await TestCluster.make()
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-books-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            let registry = JobRegistry()
+            BookImportKinds.register(in: registry, assetsRoot: root)
+            let worker = cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4)
+            let coordinator = cluster.startCoordinator(plans: BookImportKinds.plans)
+            return Catalog(cluster: cluster, root: root, books: BookImportClient(postgres: cluster.postgres, assetsRoot: root),
+                           services: [worker, coordinator])
+        }
+
+        /// Imports `file` and waits for the report.
+        func importFile(_ file: URL, _ options: BookImportClient.Options = .init()) async throws -> BookImportResults {
+            let id = try await books.submit(file: file, options: options)
+            let progress = try await cluster.client.awaitProduction(id, timeout: 120)
+            #expect(progress.isFinished)
+            return try #require(try await books.results(id))
+        }
+
+        func write(_ text: String, _ name: String) throws -> URL {
+            let url = root.appendingPathComponent("in-\(UUID().uuidString.prefix(6))-\(name)")
+            try Data(text.utf8).write(to: url)
+            return url
+        }
+
+        func stop() async throws {
+            for service in services { try await service.stop() }
+            await cluster.shutdown()
+            try? FileManager.default.removeItem(at: root)
+        }
+    }
+
+    @Test func aGoodreadsExportBecomesBooksAndAReimportDuplicatesNothing() async throws {
+        let catalog = try await Catalog.start()
+        let first = try await catalog.importFile(Self.fixture("goodreads_library_export"))
+        #expect(first.state == "completed")
+        let report = try #require(first.report)
+        #expect(report.format == .goodreads)
+        #expect(report.rows == 7)
+        #expect(report.books == 4)
+        #expect(report.added == 4)
+        #expect(report.updated == 0)
+        #expect(report.mergedDuplicates == 3)
+        #expect(report.invalidISBNs == 1)
+        #expect(report.problems == [.missingTitle(line: 9)])
+        #expect(report.missing.isEmpty)
+
+        let cluster = catalog.cluster
+        #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
+        // Frank Herbert, Ursula K. Le Guin, Pat Example, Gabriel García Márquez, Gregory Rabassa.
+        #expect(try await cluster.count("SELECT count(*) AS n FROM authors") == 5)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM book_import_rows") == 7)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM library_entries") == 4)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM books WHERE invalid_isbns = '{0441172718}'") == 1)
+
+        // The same file again: every book found again, nothing added.
+        let again = try #require(try await catalog.importFile(Self.fixture("goodreads_library_export")).report)
+        #expect(again.added == 0)
+        #expect(again.updated == 4)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM authors") == 5)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM book_authors") == 5)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM book_import_rows") == 14)
+
+        // Another app's export of one of these books, without its ISBN: found by title and author.
+        let storygraph = try catalog.write("""
+            Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Star Rating,Tags
+            "Dune (Dune, #1)","Frank Herbert",,,paperback,read,2025/01/01,2025/02/01,4.5,"re-read"
+            """, "storygraph.csv")
+        let other = try await catalog.importFile(storygraph)
+        let otherReport = try #require(other.report)
+        #expect(otherReport.added == 0)
+        #expect(otherReport.updated == 1)
+        // The three books this export lacks are reported, not removed.
+        #expect(otherReport.missing.count == 3)
+        #expect(otherReport.pruned == 0)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
+
+        let dune = try #require(try await catalog.books.book("0-441-17271-7"))
+        #expect(dune.book.isbn13 == "9780441172719")
+        #expect(dune.book.authors == ["Frank Herbert"])
+        #expect(dune.book.library?.rating == 4.5) // the latest export's fields
+        #expect(dune.rows.count == 5) // two rows in each Goodreads import, one in the StoryGraph one
+        #expect(try await catalog.books.books(search: "márquez").map(\.title) == ["Cien años de soledad"])
+
+        // With --prune the missing ones go.
+        let pruned = try #require(try await catalog.importFile(storygraph, .init(prune: true)).report)
+        #expect(pruned.missing.count == 3)
+        #expect(pruned.pruned == 3)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 1)
+        #expect(try await catalog.books.books().map(\.isbn13) == ["9780441172719"])
+        try await catalog.stop()
+    }
+
+    @Test func badFilesCreateNothing() async throws {
+        let catalog = try await Catalog.start()
+        let binary = catalog.root.appendingPathComponent("cover.csv")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]).write(to: binary)
+        await #expect(throws: BookImportError.self) { try await catalog.books.submit(file: binary) }
+        let unknown = try catalog.write("Name,Email\nA,a@example.com\n", "contacts.csv")
+        await #expect(throws: BookImportError.self) { try await catalog.books.submit(file: unknown) }
+        let wrongFormat = Self.fixture("goodreads_library_export")
+        await #expect(throws: BookImportError.self) {
+            try await catalog.books.submit(file: wrongFormat, options: .init(format: .libraryThing))
+        }
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM productions") == 0)
+
+        // Through the CLI: one line on stderr, a non-zero exit, still nothing created.
+        let output = try await RepartoProcess.run(["import", binary.path], environment: try catalog.cluster.processEnvironment())
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("not a CSV file: binary content"))
+        #expect(output.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1)
+        #expect(output.stdout.isEmpty)
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM productions") == 0)
+        try await catalog.stop()
+    }
+
+    @Test func theCLIImportsWaitsAndListsBooks() async throws {
+        let catalog = try await Catalog.start()
+        var environment = try catalog.cluster.processEnvironment()
+        environment["REPARTO_ASSETS"] = catalog.root.path
+        let output = try await RepartoProcess.run(["import", Self.fixture("librarything_export").path, "--wait", "--name", "lt"],
+                                                  environment: environment)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("format      librarything"))
+        #expect(output.stdout.contains("line 5 merged into line 3 (same title and author)"))
+        let list = try await RepartoProcess.run(["books", "list", "--json"], environment: environment)
+        #expect(list.status == 0, "\(list.stderr)")
+        let books = try JSONDecoder().decode([CatalogBook].self, from: Data(list.stdout.utf8))
+        #expect(books.map(\.title).sorted() == ["Hobbit, The", "Kindred"])
+        let id = try #require(output.stdout.split(separator: "\n").first.map(String.init))
+        let results = try await RepartoProcess.run(["results", id, "--json"], environment: environment)
+        #expect(results.status == 0, "\(results.stderr)")
+        #expect(try JSONDecoder().decode(BookImportResults.self, from: Data(results.stdout.utf8)).report?.books == 2)
+        try await catalog.stop()
+    }
+}
