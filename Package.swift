@@ -86,8 +86,9 @@ let package = Package(
 
         // MARK: production types: the book import (a library export parsed into the book catalog)
         .target(name: "BookImport", dependencies: [
-            "BookCatalog", "Jobs", "Postgres", "Assets", "Threading",
+            "BookCatalog", "Jobs", "Postgres", "Assets", "Threading", "RepartoConfiguration",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
         // MARK: operations: metrics, health endpoints, the dashboard

@@ -54,7 +54,9 @@ enum BookCatalogRows {
         let report = try row.json("report", as: BookImportReport.self)
         let failures = try ProductionJobs.failures(production: id, on: connection).map { "\($0.kind): \($0.lastError ?? $0.state.rawValue)" }
         return BookImportResults(productionID: id, name: production.name, state: production.state, stage: production.stage,
-                                 sourceName: row.string("source_name") ?? "", report: report, failures: failures)
+                                 sourceName: row.string("source_name") ?? "", report: report,
+                                 enrichment: report == nil ? nil : try BookEnrichRows.counts(production: id, on: connection),
+                                 failures: failures)
     }
 
     private static func book(_ row: PostgresRow) throws -> CatalogBook {

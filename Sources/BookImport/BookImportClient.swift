@@ -35,9 +35,15 @@ public struct BookImportClient: Sendable {
         public var priority: JobPriority
         /// The largest export accepted.
         public var maxBytes: Int
+        /// Ask the book services about the books after parsing.
+        public var enrich: Bool
+        /// Books per enrich job (1 to 100).
+        public var booksPerJob: Int
 
         public init(format: ExportFormat? = nil, name: String? = nil, prune: Bool = false, priority: JobPriority = .normal,
-                    maxBytes: Int = CSVReader.defaultMaxBytes) {
+                    maxBytes: Int = CSVReader.defaultMaxBytes, enrich: Bool = true, booksPerJob: Int = 10) {
+            self.enrich = enrich
+            self.booksPerJob = booksPerJob
             self.format = format
             self.name = name
             self.prune = prune
@@ -52,6 +58,7 @@ public struct BookImportClient: Sendable {
     /// - Throws: ``BookImportError`` for a file that cannot be read or is not an export of a
     ///   known (or the named) format; nothing is created then.
     public func submit(file: URL, options: Options = Options()) async throws -> UUID {
+        guard (1...100).contains(options.booksPerJob) else { throw BookImportError.invalidOption("books per job must be between 1 and 100") }
         let root = assetsRoot
         let (sourcePath, format) = try await BlockingWork.run { () throws -> (String, ExportFormat) in
             let size: Int
@@ -75,7 +82,8 @@ public struct BookImportClient: Sendable {
             return (path, export.format)
         }
         let request = BookImportRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format,
-                                        prune: options.prune, priority: options.priority)
+                                        prune: options.prune, priority: options.priority, enrich: options.enrich,
+                                        booksPerJob: options.booksPerJob)
         let parameters = try JSONEncoder().encode(request)
         let id = UUID()
         let name = options.name ?? file.lastPathComponent
@@ -126,12 +134,14 @@ public enum BookImportError: Error, Sendable, Equatable, CustomStringConvertible
     case notAnExport(String, ExportReadError)
     /// `books show` was given something that is neither a catalog id nor a valid ISBN.
     case invalidKey(String)
+    case invalidOption(String)
 
     public var description: String {
         switch self {
         case let .unreadable(path, reason): "cannot read \(path): \(reason)"
         case let .notAnExport(path, error): "\(path): \(error.description)"
         case let .invalidKey(key): "'\(key)' is neither a book id nor a valid ISBN"
+        case let .invalidOption(reason): reason
         }
     }
 }

@@ -6,7 +6,7 @@ import Jobs
 public struct BookImportRequest: Codable, Sendable, Hashable {
     /// The stages of the `book-import` plan, in order.
     public enum Stage: String, CaseIterable, Sendable {
-        case parse
+        case parse, enrich
     }
 
     /// The plan name stored in `productions.plan`.
@@ -21,9 +21,15 @@ public struct BookImportRequest: Codable, Sendable, Hashable {
     /// Remove the library's books that the export no longer holds.
     public var prune: Bool
     public var priority: JobPriority
+    /// Ask the book services about the import's books after parsing.
+    public var enrich: Bool
+    /// Books per `books.enrich` job (fan-out).
+    public var booksPerJob: Int
 
     public init(sourcePath: String, sourceName: String, format: ExportFormat, prune: Bool = false,
-                priority: JobPriority = .normal) {
+                priority: JobPriority = .normal, enrich: Bool = true, booksPerJob: Int = 10) {
+        self.enrich = enrich
+        self.booksPerJob = booksPerJob
         self.sourcePath = sourcePath
         self.sourceName = sourceName
         self.format = format

@@ -9,6 +9,8 @@ public struct BookImportResults: Codable, Sendable, Hashable {
     public var stage: String
     public var sourceName: String
     public var report: BookImportReport?
+    /// The import's books by enrichment state (the fan-in of the enrich stage).
+    public var enrichment: BookEnrichmentCounts?
     /// Why jobs of the import failed (the parse job's last error).
     public var failures: [String]
 }

@@ -24,13 +24,16 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "auto, goodreads, librarything or storygraph.") var format: FormatChoice = .auto
     @Option(help: "Production name (default: the file name).") var name: String?
     @Flag(help: "Remove library books the export no longer holds (otherwise they are only reported).") var prune = false
+    @Flag(help: "Only parse: do not ask Open Library or Google Books about the books.") var noEnrich = false
+    @Option(help: "Books per enrich job (1 to 100).") var booksPerJob: Int = 10
     @Flag(help: "Follow the import until it finishes, then print its report.") var wait = false
     @Option(help: "With --wait: give up after this many seconds.") var timeout: Double = 3600
 
     func run() async throws {
         let logger = cluster.makeLogger("reparto.import")
         let assets = Kinds.assetsRoot(try cluster.configuration)
-        let options = BookImportClient.Options(format: format.format, name: name, prune: prune)
+        let options = BookImportClient.Options(format: format.format, name: name, prune: prune, enrich: !noEnrich,
+                                               booksPerJob: booksPerJob)
         let final = try await cluster.withPostgres(logger: logger) { postgres -> BookImportResults? in
             let books = BookImportClient(postgres: postgres, assetsRoot: assets)
             let id: UUID

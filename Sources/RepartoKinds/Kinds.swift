@@ -20,14 +20,21 @@ public enum Kinds {
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
             postgres: postgres, speechHelpers: speechHelpers))
-        BookImportKinds.register(in: registry, assetsRoot: root ?? assetsRoot(configuration))
+        // A Google Books key that breaks the secret rule leaves Google Books out here;
+        // `checkProviderSecrets` makes a worker refuse to start with that line.
+        let bookServices = (try? BookServiceSettings(configuration: configuration)) ?? BookServiceSettings(
+            openLibraryURL: configuration[BookServiceSettings.openLibraryVariable] ?? "https://openlibrary.org",
+            googleBooksURL: configuration[BookServiceSettings.googleBooksVariable] ?? "https://www.googleapis.com")
+        BookImportKinds.register(in: registry, assetsRoot: root ?? assetsRoot(configuration), postgres: postgres,
+                                 services: bookServices)
         return registry
     }
 
     /// Fails with one line when a speech provider's API key is set both ways or its file cannot
     /// be read, so a worker says so when it starts instead of failing every job of that provider.
     public static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
-        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable] {
+        for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable,
+                         BookServiceSettings.googleBooksKeyVariable] {
             _ = try configuration.secret(variable)
         }
     }

@@ -31,6 +31,10 @@ public enum BookImportText {
                 }
             }
         }
+        if let e = r.enrichment {
+            lines.append("enrichment  \(e.enriched) enriched (\(e.covers) with a cover), \(e.notFound) not found, \(e.failed) failed"
+                         + (e.pending > 0 ? ", \(e.pending) not asked yet" : ""))
+        }
         for failure in r.failures.prefix(5) { lines.append("failed      \(failure)") }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -11,23 +11,28 @@ struct BookImportTests {
         TestEnvironment.repositoryRoot.appendingPathComponent("Tests/BookCatalogTests/Fixtures/\(name).csv")
     }
 
-    /// A private cluster with a coordinator and a worker running the book import's kinds.
+    /// A private cluster with a coordinator and a worker running the book import's kinds, asking
+    /// an Open Library stand-in.
     struct Catalog {
         let cluster: TestCluster
         let root: URL
         let books: BookImportClient
         let services: [RunningService]
+        let openLibrary: FakeHTTPServer
 
-        static func start() async throws -> Catalog {
+        static func start(openLibrary handler: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply = OpenLibraryStandIn.reply)
+            async throws -> Catalog {
             let cluster = try await TestCluster.make()
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-books-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            let openLibrary = try FakeHTTPServer(handler: handler)
             let registry = JobRegistry()
-            BookImportKinds.register(in: registry, assetsRoot: root)
+            BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres,
+                                     services: BookServiceSettings(openLibraryURL: openLibrary.baseURL, timeout: 5))
             let worker = cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4)
             let coordinator = cluster.startCoordinator(plans: BookImportKinds.plans)
             return Catalog(cluster: cluster, root: root, books: BookImportClient(postgres: cluster.postgres, assetsRoot: root),
-                           services: [worker, coordinator])
+                           services: [worker, coordinator], openLibrary: openLibrary)
         }
 
         /// Imports `file` and waits for the report.
@@ -46,6 +51,7 @@ struct BookImportTests {
 
         func stop() async throws {
             for service in services { try await service.stop() }
+            openLibrary.stop()
             await cluster.shutdown()
             try? FileManager.default.removeItem(at: root)
         }
@@ -65,8 +71,23 @@ struct BookImportTests {
         #expect(report.invalidISBNs == 1)
         #expect(report.problems == [.missingTitle(line: 9)])
         #expect(report.missing.isEmpty)
-
         let cluster = catalog.cluster
+        // Enrichment (the stand-in knows Dune by ISBN and The Left Hand of Darkness by title and
+        // author, whose cover is not an image; neither Cien años nor the book with a typo).
+        #expect(first.enrichment == BookEnrichmentCounts(enriched: 2, notFound: 2, failed: 0, pending: 0, covers: 1))
+        let duneCover = try #require(try await cluster.postgres.query(
+            "SELECT cover_path FROM books WHERE isbn13 = '9780441172719'").first?.string("cover_path"))
+        #expect(duneCover.hasPrefix("covers/") && duneCover.hasSuffix(".jpg"))
+        #expect(try Data(contentsOf: catalog.root.appendingPathComponent(duneCover)) == OpenLibraryStandIn.jpeg)
+        #expect(try await cluster.count("""
+            SELECT count(*) AS n FROM books WHERE title = 'The Left Hand of Darkness' AND enrich_status = 'enriched'
+              AND cover_path IS NULL AND publish_year = 1969 AND page_count = 304
+            """) == 1)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM books WHERE subjects @> '{Deserts}'") == 1)
+        let asked = catalog.openLibrary.requests.count
+        #expect(asked > 0)
+        #expect(catalog.openLibrary.requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Reparto/") == true })
+
         #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
         // Frank Herbert, Ursula K. Le Guin, Pat Example, Gabriel García Márquez, Gregory Rabassa.
         #expect(try await cluster.count("SELECT count(*) AS n FROM authors") == 5)
@@ -82,6 +103,8 @@ struct BookImportTests {
         #expect(try await cluster.count("SELECT count(*) AS n FROM authors") == 5)
         #expect(try await cluster.count("SELECT count(*) AS n FROM book_authors") == 5)
         #expect(try await cluster.count("SELECT count(*) AS n FROM book_import_rows") == 14)
+        // Nothing was asked again: every book has its answer.
+        #expect(catalog.openLibrary.requests.count == asked)
 
         // Another app's export of one of these books, without its ISBN: found by title and author.
         let storygraph = try catalog.write("""
@@ -110,6 +133,25 @@ struct BookImportTests {
         #expect(pruned.pruned == 3)
         #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 1)
         #expect(try await catalog.books.books().map(\.isbn13) == ["9780441172719"])
+        try await catalog.stop()
+    }
+
+    @Test func rateLimitsServerErrorsAndCutShortAnswersAreRetriedUntilTheBookIsEnriched() async throws {
+        let faults = Faults()
+        let catalog = try await Catalog.start { request in
+            if request.path == "/api/books", let fault = faults.next() { return fault }
+            return OpenLibraryStandIn.reply(request)
+        }
+        let file = try catalog.write("""
+            Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Star Rating,Tags
+            Dune,Frank Herbert,,9780441172719,paperback,read,2025/01/01,2025/02/01,5,
+            """, "storygraph.csv")
+        let results = try await catalog.importFile(file)
+        #expect(results.state == "completed")
+        #expect(results.enrichment == BookEnrichmentCounts(enriched: 1, notFound: 0, failed: 0, pending: 0, covers: 1))
+        // 429, 503, 500 and a cut-short answer, then the edition.
+        #expect(catalog.openLibrary.requests.filter { $0.path == "/api/books" }.count == 5)
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE status = 200") == 1)
         try await catalog.stop()
     }
 
@@ -154,5 +196,68 @@ struct BookImportTests {
         #expect(results.status == 0, "\(results.stderr)")
         #expect(try JSONDecoder().decode(BookImportResults.self, from: Data(results.stdout.utf8)).report?.books == 2)
         try await catalog.stop()
+    }
+}
+
+/// Replies the stand-in gives before its real answers, one per request, in order.
+final class Faults: @unchecked Sendable {
+    // `@unchecked Sendable`: `queue` is only touched under `lock`.
+    private let lock = NSLock()
+    private var queue: [FakeHTTPServer.Reply] = [
+        .respond(status: 429, headers: [("Retry-After", "1")], body: Data("slow down".utf8)),
+        .respond(status: 503, headers: [("Retry-After", "1")], body: Data("busy".utf8)),
+        .respond(status: 500, headers: [], body: Data("oops".utf8)),
+        .truncated(status: 200, headers: [("Content-Type", "application/json")], declaredLength: 400, body: Data(#"{"ISBN:978"#.utf8)),
+    ]
+
+    func next() -> FakeHTTPServer.Reply? {
+        lock.withLock { queue.isEmpty ? nil : queue.removeFirst() }
+    }
+}
+
+/// An Open Library stand-in speaking its wire formats, with answers written for these tests.
+enum OpenLibraryStandIn {
+    /// A tiny JPEG-looking file (the magic bytes are what is checked).
+    static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0xFF, 0xD9])
+
+    static func json(_ text: String) -> FakeHTTPServer.Reply {
+        .respond(status: 200, headers: [("Content-Type", "application/json")], body: Data(text.utf8))
+    }
+
+    @Sendable static func reply(_ request: FakeHTTPServer.Request) -> FakeHTTPServer.Reply {
+        let query = request.query.removingPercentEncoding ?? request.query
+        let base = "http://127.0.0.1:\(request.headers["host"]?.split(separator: ":").last ?? "0")"
+        switch request.path {
+        case "/api/books" where query.contains("bibkeys=ISBN:9780441172719"):
+            return json("""
+                {"ISBN:9780441172719": {"key": "/books/OL1M", "title": "Dune", "authors": [{"name": "Frank Herbert"}],
+                  "number_of_pages": 612, "publishers": [{"name": "Ace Books"}], "publish_date": "1990",
+                  "subjects": [{"name": "Science fiction"}, {"name": "Deserts"}],
+                  "identifiers": {"isbn_10": ["0441172717"], "isbn_13": ["9780441172719"]},
+                  "cover": {"small": "\(base)/covers/dune-S.jpg", "large": "\(base)/covers/dune-L.jpg"}}}
+                """)
+        case "/api/books" where query.contains("bibkeys=ISBN:9780441478125"):
+            return json("""
+                {"ISBN:9780441478125": {"key": "/books/OL2M", "title": "The Left Hand of Darkness",
+                  "authors": [{"name": "Ursula K. Le Guin"}], "number_of_pages": 304, "publish_date": "1969",
+                  "cover": {"large": "\(base)/covers/lhod-L.jpg"}}}
+                """)
+        case "/api/books":
+            return json("{}")
+        case "/search.json" where query.contains("title=The Left Hand of Darkness"):
+            return json("""
+                {"numFound": 1, "start": 0, "docs": [{"key": "/works/OL3W", "title": "The Left Hand of Darkness",
+                  "author_name": ["Ursula K. Le Guin"], "first_publish_year": 1969, "isbn": ["0441478123"]}]}
+                """)
+        case "/search.json":
+            return json(#"{"numFound": 0, "start": 0, "docs": []}"#)
+        case "/covers/dune-L.jpg":
+            return .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg)
+        case "/covers/lhod-L.jpg":
+            // Claims to be an image; is an error page.
+            return .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: Data("<html>no cover</html>".utf8))
+        default:
+            return .respond(status: 404, headers: [], body: Data())
+        }
     }
 }
