@@ -13,6 +13,16 @@ public struct CatalogBook: Codable, Sendable, Hashable {
     public var invalidISBNs: [String]
     /// `enriched`, `not-found`, `failed`, or nil before enrichment.
     public var enrichStatus: String?
+    /// What the book services said (nil or empty before enrichment).
+    public var subtitle: String?
+    public var publishers: [String]
+    public var publishYear: Int?
+    public var pageCount: Int?
+    public var subjects: [String]
+    public var language: String?
+    public var description: String?
+    /// The cover on the asset volume (relative path).
+    public var coverPath: String?
     /// The reader's entry (nil when the book is not in the library any more).
     public var library: LibraryEntry?
 

@@ -49,6 +49,20 @@ public enum BookImportText {
         })
     }
 
+    /// `books export --csv`: the enriched catalog, one row per book (RFC 4180, CRLF).
+    public static func csv(_ books: [CatalogBook]) -> String {
+        let header = ["id", "isbn13", "title", "subtitle", "authors", "publishers", "year", "pages", "language", "subjects",
+                      "enrich_status", "cover_path", "invalid_isbns", "status", "rating", "shelves", "date_added", "date_read"]
+        return CSVWriter.write(header: header, rows: books.map { book in
+            [book.id.uuidString.lowercased(), book.isbn13 ?? "", book.title, book.subtitle ?? "", book.authors.joined(separator: "; "),
+             book.publishers.joined(separator: "; "), (book.publishYear ?? book.year).map(String.init) ?? "",
+             (book.pageCount ?? book.pages).map(String.init) ?? "", book.language ?? "", book.subjects.joined(separator: "; "),
+             book.enrichStatus ?? "", book.coverPath ?? "", book.invalidISBNs.joined(separator: "; "), book.library?.status ?? "",
+             book.library?.rating.map { String($0) } ?? "", (book.library?.shelves ?? []).joined(separator: "; "),
+             book.library?.dateAdded ?? "", book.library?.dateRead ?? ""]
+        })
+    }
+
     /// `books show`: one book and the rows that named it.
     public static func details(_ d: CatalogBookDetails) -> String {
         let book = d.book
@@ -62,6 +76,13 @@ public enum BookImportText {
         if let year = book.year { lines.append("year        \(year)") }
         if let pages = book.pages { lines.append("pages       \(pages)") }
         lines.append("enrichment  \(book.enrichStatus ?? "not enriched")")
+        if let subtitle = book.subtitle { lines.append("subtitle    \(subtitle)") }
+        if !book.publishers.isEmpty { lines.append("publishers  \(book.publishers.joined(separator: ", "))") }
+        if let year = book.publishYear { lines.append("published   \(year)") }
+        if let pages = book.pageCount { lines.append("page count  \(pages)") }
+        if let language = book.language { lines.append("language    \(language)") }
+        if !book.subjects.isEmpty { lines.append("subjects    \(book.subjects.prefix(8).joined(separator: ", "))") }
+        if let cover = book.coverPath { lines.append("cover       \(cover)") }
         if let entry = book.library {
             lines.append("library     \(entry.status)" + (entry.rating.map { ", rated \($0)" } ?? "")
                          + (entry.shelves.isEmpty ? "" : ", shelves \(entry.shelves.joined(separator: ", "))")

@@ -89,3 +89,15 @@ struct CSVReaderTests {
         #expect(CSVError.unterminatedQuote(line: 7).description.contains("line 7"))
     }
 }
+
+@Suite("CSV writer", .timeLimit(.minutes(1)))
+struct CSVWriterTests {
+    @Test func whatIsWrittenReadsBackTheSame() throws {
+        let rows = [["Dune", "Herbert, Frank", "say \"hi\"\nthen go"], ["", "=1+1", "plain"], ["Cien años", "-", "@x"]]
+        let text = CSVWriter.write(header: ["Title", "Author", "Note"], rows: rows)
+        #expect(text.hasSuffix("\r\n"))
+        let table = try CSVReader.read(Array(text.utf8))
+        #expect(table.header == ["Title", "Author", "Note"])
+        #expect(table.records.map(\.fields) == [rows[0], ["", "'=1+1", "plain"], ["Cien años", "'-", "'@x"]])
+    }
+}

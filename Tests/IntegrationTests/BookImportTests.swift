@@ -2,7 +2,9 @@ import BookCatalog
 import BookImport
 import Foundation
 import Jobs
+import RepartoConfiguration
 import RepartoTestSupport
+import TerminalText
 import Testing
 
 @Suite("book import", .serialized, .timeLimit(.minutes(5)))
@@ -19,20 +21,26 @@ struct BookImportTests {
         let books: BookImportClient
         let services: [RunningService]
         let openLibrary: FakeHTTPServer
+        let googleBooks: FakeHTTPServer?
 
-        static func start(openLibrary handler: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply = OpenLibraryStandIn.reply)
+        static func start(openLibrary handler: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply = OpenLibraryStandIn.reply,
+                          googleBooks: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil)
             async throws -> Catalog {
             let cluster = try await TestCluster.make()
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-books-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let openLibrary = try FakeHTTPServer(handler: handler)
+            let google = try googleBooks.map { try FakeHTTPServer(handler: $0) }
             let registry = JobRegistry()
             BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres,
-                                     services: BookServiceSettings(openLibraryURL: openLibrary.baseURL, timeout: 5))
+                                     services: BookServiceSettings(openLibraryURL: openLibrary.baseURL,
+                                                                   googleBooksURL: google?.baseURL ?? "http://127.0.0.1:9",
+                                                                   googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key),
+                                                                   timeout: 5))
             let worker = cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4)
             let coordinator = cluster.startCoordinator(plans: BookImportKinds.plans)
             return Catalog(cluster: cluster, root: root, books: BookImportClient(postgres: cluster.postgres, assetsRoot: root),
-                           services: [worker, coordinator], openLibrary: openLibrary)
+                           services: [worker, coordinator], openLibrary: openLibrary, googleBooks: google)
         }
 
         /// Imports `file` and waits for the report.
@@ -52,6 +60,7 @@ struct BookImportTests {
         func stop() async throws {
             for service in services { try await service.stop() }
             openLibrary.stop()
+            googleBooks?.stop()
             await cluster.shutdown()
             try? FileManager.default.removeItem(at: root)
         }
@@ -155,6 +164,36 @@ struct BookImportTests {
         try await catalog.stop()
     }
 
+    @Test func googleBooksFillsWhatOpenLibraryLacksAndItsKeyIsNeverStored() async throws {
+        let catalog = try await Catalog.start(googleBooks: GoogleBooksStandIn.reply)
+        let results = try await catalog.importFile(Self.fixture("goodreads_library_export"))
+        #expect(results.state == "completed")
+        // Dune from both services; Cien años only Google Books knows.
+        #expect(results.enrichment?.enriched == 3)
+        #expect(results.enrichment?.notFound == 1)
+        let dune = try #require(try await catalog.books.book("9780441172719")).book
+        #expect(dune.pageCount == 612)                      // Open Library's answer first
+        #expect(dune.description == "A desert planet.")     // Google Books fills the gap
+        #expect(dune.language == "en")
+        let cien = try #require(try await catalog.books.book("9780060883287")).book
+        #expect(cien.publishers == ["Harper Perennial"])
+        #expect(cien.coverPath == nil)
+        let google = try #require(catalog.googleBooks)
+        #expect(google.requests.count == 2) // the two books with an ISBN
+        #expect(google.requests.allSatisfy { $0.query.contains("key=\(GoogleBooksStandIn.key)") })
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE url LIKE '%' || $1 || '%'",
+                                                [GoogleBooksStandIn.key]) == 0)
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE cache_key LIKE 'google-books:%'") == 2)
+
+        // The export holds what the services said.
+        let csv = BookImportText.csv(try await catalog.books.books(limit: Int.max))
+        let table = try CSVReader.read(Array(csv.utf8))
+        #expect(table.records.count == 4)
+        let descriptionless = try #require(table.column("language"))
+        #expect(table.records.contains { $0.fields[descriptionless] == "en" })
+        try await catalog.stop()
+    }
+
     @Test func badFilesCreateNothing() async throws {
         let catalog = try await Catalog.start()
         let binary = catalog.root.appendingPathComponent("cover.csv")
@@ -195,7 +234,37 @@ struct BookImportTests {
         let results = try await RepartoProcess.run(["results", id, "--json"], environment: environment)
         #expect(results.status == 0, "\(results.stderr)")
         #expect(try JSONDecoder().decode(BookImportResults.self, from: Data(results.stdout.utf8)).report?.books == 2)
+        let export = try await RepartoProcess.run(["books", "export", "--csv"], environment: environment)
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try CSVReader.read(Array(export.stdout.utf8)).records.count == 2)
+        let neither = try await RepartoProcess.run(["books", "export"], environment: environment)
+        #expect(neither.status != 0)
         try await catalog.stop()
+    }
+}
+
+/// A Google Books stand-in speaking its `volumes` format.
+enum GoogleBooksStandIn {
+    static let key = "test-google-key-7f3a"
+
+    @Sendable static func reply(_ request: FakeHTTPServer.Request) -> FakeHTTPServer.Reply {
+        guard request.path == "/books/v1/volumes" else { return .respond(status: 404, headers: [], body: Data()) }
+        let body: String
+        if request.query.contains("q=isbn:9780441172719") {
+            body = """
+                {"kind": "books#volumes", "totalItems": 1, "items": [{"id": "g-dune", "volumeInfo": {"title": "Dune",
+                  "authors": ["Frank Herbert"], "description": "A desert planet.", "language": "en", "pageCount": 1}}]}
+                """
+        } else if request.query.contains("q=isbn:9780060883287") {
+            body = """
+                {"kind": "books#volumes", "totalItems": 1, "items": [{"id": "g-cien", "volumeInfo": {"title": "Cien años de soledad",
+                  "authors": ["Gabriel García Márquez"], "publisher": "Harper Perennial", "publishedDate": "2006-02-21",
+                  "industryIdentifiers": [{"type": "ISBN_13", "identifier": "9780060883287"}], "language": "es"}}]}
+                """
+        } else {
+            body = #"{"kind": "books#volumes", "totalItems": 0}"#
+        }
+        return .respond(status: 200, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
     }
 }
 
