@@ -37,9 +37,12 @@ public struct BookEnrichJob: JobParameters {
         let lastAttempt = context.attempt >= context.maxAttempts
         var outcomes: [(UUID, BookEnricher.Outcome)] = []
         var failed: [(UUID, String)] = []
+        var requests = 0
         for book in books {
             do {
-                outcomes.append((book.id, try await enricher.enrich(book)))
+                let (outcome, asked) = try await enricher.enrich(book)
+                requests += asked
+                outcomes.append((book.id, outcome))
             } catch let error as any RetryAtError where error.retryAt != nil {
                 throw error
             } catch {
@@ -47,6 +50,8 @@ public struct BookEnrichJob: JobParameters {
                 failed.append((book.id, "\(error)"))
             }
         }
+        // The budget of the job's limit counts requests (estimated at one per book).
+        context.reportCost(Double(requests))
         let stored = outcomes
         let failures = failed
         context.transactional { connection in
@@ -64,6 +69,7 @@ public struct BookEnrichJob: JobParameters {
             }
         }
         result.failed = failures.count
+        result.requests = requests
         return result
     }
 }
@@ -75,4 +81,6 @@ public struct BookEnrichResult: Codable, Sendable, Equatable {
     public var failed = 0
     public var covers = 0
     public var coverProblems: [String] = []
+    /// Requests that went out (cache hits excluded).
+    public var requests = 0
 }

@@ -30,16 +30,24 @@ struct BookEnricher: Sendable {
 
     var settings: BookServiceSettings { client.settings }
 
-    func enrich(_ book: Book) async throws -> Outcome {
+    /// The services' answer about `book`, and how many requests went out (cache hits excluded),
+    /// which the job reports as its cost against the limit's budget.
+    func enrich(_ book: Book) async throws -> (Outcome, requests: Int) {
+        var requests = 0
+        let outcome = try await enrich(book, requests: &requests)
+        return (outcome, requests)
+    }
+
+    private func enrich(_ book: Book, requests: inout Int) async throws -> Outcome {
         var metadata: BookMetadata?
         if let isbn = book.isbn13 {
-            metadata = try await openLibraryEdition(isbn)
-            if let google = try await googleVolume(isbn) {
+            metadata = try await openLibraryEdition(isbn, requests: &requests)
+            if let google = try await googleVolume(isbn, requests: &requests) {
                 metadata = metadata.map { $0.filled(from: google) } ?? google
             }
-        } else if let found = try await openLibrarySearch(title: book.title, author: book.author) {
+        } else if let found = try await openLibrarySearch(title: book.title, author: book.author, requests: &requests) {
             metadata = found.metadata
-            if let isbn = found.isbn13, let edition = try await openLibraryEdition(isbn) {
+            if let isbn = found.isbn13, let edition = try await openLibraryEdition(isbn, requests: &requests) {
                 metadata = found.metadata.filled(from: edition)
                 if metadata?.identifiers["isbn_13"] == nil { metadata?.identifiers["isbn_13"] = [isbn] }
             }
@@ -47,34 +55,39 @@ struct BookEnricher: Sendable {
         guard let metadata else { return .notFound }
         guard let coverURL = metadata.coverURL else { return .enriched(metadata, coverPath: nil, coverProblem: nil) }
         do {
+            requests += 1
             return .enriched(metadata, coverPath: try await cover(coverURL), coverProblem: nil)
         } catch let error as CoverError {
             return .enriched(metadata, coverPath: nil, coverProblem: error.description)
         }
     }
 
-    private func openLibraryEdition(_ isbn: String) async throws -> BookMetadata? {
+    private func openLibraryEdition(_ isbn: String, requests: inout Int) async throws -> BookMetadata? {
         let url = "\(settings.openLibraryURL)/api/books?bibkeys=ISBN:\(isbn)&jscmd=data&format=json"
         let answer = try await client.get(url, service: "openlibrary", cacheKey: "openlibrary:isbn:\(isbn)", ttl: settings.isbnTTL)
+        if !answer.cached { requests += 1 }
         guard answer.status == 200 else { return nil }
         return try OpenLibraryResponse.edition(answer.body, isbn13: isbn)
     }
 
-    private func openLibrarySearch(title: String, author: String?) async throws -> (metadata: BookMetadata, isbn13: String?)? {
+    private func openLibrarySearch(title: String, author: String?, requests: inout Int) async throws
+        -> (metadata: BookMetadata, isbn13: String?)? {
         let plainTitle = MatchKey.withoutSeriesSuffix(title)
         var query = "title=\(Self.escape(plainTitle))"
         if let author, !author.isEmpty { query += "&author=\(Self.escape(PersonName.turned(author)))" }
         let url = "\(settings.openLibraryURL)/search.json?\(query)&limit=10"
         let key = "openlibrary:search:\(MatchKey.book(title: title, author: author) ?? plainTitle)"
         let answer = try await client.get(url, service: "openlibrary", cacheKey: key, ttl: settings.searchTTL)
+        if !answer.cached { requests += 1 }
         guard answer.status == 200 else { return nil }
         return try OpenLibraryResponse.searchMatch(answer.body, title: title, author: author)
     }
 
-    private func googleVolume(_ isbn: String) async throws -> BookMetadata? {
+    private func googleVolume(_ isbn: String, requests: inout Int) async throws -> BookMetadata? {
         guard let key = settings.googleBooksKey else { return nil }
         let url = "\(settings.googleBooksURL)/books/v1/volumes?q=isbn:\(isbn)&key=\(Self.escape(key.value))"
         let answer = try await client.get(url, service: "google-books", cacheKey: "google-books:isbn:\(isbn)", ttl: settings.isbnTTL)
+        if !answer.cached { requests += 1 }
         guard answer.status == 200 else { return nil }
         return try GoogleBooksResponse.volume(answer.body)
     }

@@ -29,8 +29,10 @@ public struct BookImportPlan: ProductionPlan {
         else { return .finish }
         let pending = try BookEnrichRows.pending(production: production.id, on: connection)
         guard !pending.isEmpty else { return .finish }
-        let jobs = try Self.batches(pending, size: request.booksPerJob).map {
-            try JobRequest(BookEnrichJob(bookIDs: $0), options: request.jobOptions)
+        let jobs = try Self.batches(pending, size: request.booksPerJob).map { batch in
+            var options = request.jobOptions
+            options.cost = Double(batch.count) // about a request a book; the job reports what it asked
+            return try JobRequest(BookEnrichJob(bookIDs: batch), options: options)
         }
         return .next(stage: BookImportRequest.Stage.enrich.rawValue, jobs: jobs)
     }

@@ -95,6 +95,9 @@ struct BookImportTests {
         #expect(try await cluster.count("SELECT count(*) AS n FROM books WHERE subjects @> '{Deserts}'") == 1)
         let asked = catalog.openLibrary.requests.count
         #expect(asked > 0)
+        // The jobs report what they asked as their cost: every request the stand-in saw.
+        #expect(try await cluster.count(
+            "SELECT sum((result->>'requests')::int)::int AS n FROM jobs WHERE kind = 'books.enrich' AND state = 'succeeded'") == asked)
         #expect(catalog.openLibrary.requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Reparto/") == true })
 
         #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
