@@ -108,3 +108,36 @@ CREATE TABLE http_cache (
 );
 
 CREATE INDEX http_cache_expires ON http_cache (expires_at);
+
+-- The imports as `reparto status` and dashboards read them: each import's report and its books
+-- by enrichment state (ops.*, granted to the read-only reparto_dashboard role like the others).
+CREATE VIEW ops.book_imports AS
+SELECT p.id, p.name, p.state, p.stage, i.source_name, i.format,
+       (i.report->>'rows')::int                          AS rows,
+       (i.report->>'books')::int                         AS books,
+       (i.report->>'added')::int                         AS added,
+       (i.report->>'updated')::int                       AS updated,
+       jsonb_array_length(i.report->'merges')            AS merged,
+       (i.report->>'invalidISBNs')::int                  AS invalid_isbns,
+       jsonb_array_length(i.report->'problems')          AS skipped_rows,
+       jsonb_array_length(i.report->'missing')           AS missing,
+       e.enriched, e.not_found, e.enrich_failed, e.covers,
+       p.created_at AS started_at, p.finished_at
+FROM book_imports i
+JOIN productions p ON p.id = i.production_id
+LEFT JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE b.enrich_status = 'enriched')  AS enriched,
+           count(*) FILTER (WHERE b.enrich_status = 'not-found') AS not_found,
+           count(*) FILTER (WHERE b.enrich_status = 'failed')    AS enrich_failed,
+           count(*) FILTER (WHERE b.cover_path IS NOT NULL)      AS covers
+    FROM (SELECT DISTINCT book_id FROM book_import_rows r WHERE r.production_id = i.production_id) r
+    JOIN books b ON b.id = r.book_id
+) e ON true;
+
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'reparto_dashboard') THEN
+        GRANT SELECT ON ops.book_imports TO reparto_dashboard;
+    END IF;
+END
+$$;

@@ -28,7 +28,7 @@ struct ResultsCommand: AsyncParsableCommand {
             let books = try await cluster.withPostgres(logger: logger) { postgres in
                 try await BookImportClient(postgres: postgres, assetsRoot: assets).results(production)
             }
-            guard let books else { throw CLIError("no table read or book import with id \(id)") }
+            guard let books else { throw CLIError("no table read with id \(id), and no book import") }
             print(json ? try JSONText.pretty(books) : BookImportText.report(books), terminator: json ? "\n" : "")
             return
         }

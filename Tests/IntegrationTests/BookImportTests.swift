@@ -1,6 +1,9 @@
 import BookCatalog
 import BookImport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Jobs
 import RepartoConfiguration
 import RepartoTestSupport
@@ -22,9 +25,11 @@ struct BookImportTests {
         let services: [RunningService]
         let openLibrary: FakeHTTPServer
         let googleBooks: FakeHTTPServer?
+        let registry: JobRegistry
 
         static func start(openLibrary handler: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply = OpenLibraryStandIn.reply,
-                          googleBooks: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil)
+                          googleBooks: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil,
+                          worker startsWorker: Bool = true)
             async throws -> Catalog {
             let cluster = try await TestCluster.make()
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-books-\(UUID().uuidString)")
@@ -37,10 +42,11 @@ struct BookImportTests {
                                                                    googleBooksURL: google?.baseURL ?? "http://127.0.0.1:9",
                                                                    googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key),
                                                                    timeout: 5))
-            let worker = cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4)
+            let worker = startsWorker ? cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4) : nil
             let coordinator = cluster.startCoordinator(plans: BookImportKinds.plans)
             return Catalog(cluster: cluster, root: root, books: BookImportClient(postgres: cluster.postgres, assetsRoot: root),
-                           services: [worker, coordinator], openLibrary: openLibrary, googleBooks: google)
+                           services: [worker, coordinator].compactMap { $0 }, openLibrary: openLibrary, googleBooks: google,
+                           registry: registry)
         }
 
         /// Imports `file` and waits for the report.
@@ -93,6 +99,12 @@ struct BookImportTests {
               AND cover_path IS NULL AND publish_year = 1969 AND page_count = 304
             """) == 1)
         #expect(try await cluster.count("SELECT count(*) AS n FROM books WHERE subjects @> '{Deserts}'") == 1)
+        let shown = try await OpsView.bookImports.rows(on: cluster.postgres)
+        #expect(shown.count == 1)
+        #expect(shown.first?.int("books") == 4)
+        #expect(shown.first?.int("merged") == 3)
+        #expect(shown.first?.int("enriched") == 2)
+        #expect(shown.first?.int("covers") == 1)
         let asked = catalog.openLibrary.requests.count
         #expect(asked > 0)
         // The jobs report what they asked as their cost: every request the stand-in saw.
@@ -197,6 +209,48 @@ struct BookImportTests {
         try await catalog.stop()
     }
 
+    /// A worker killed with SIGKILL while it waits on Open Library: its job is rescued and run
+    /// again elsewhere, and no book, author, cover or cache entry exists twice, also after a re-import.
+    @Test func aWorkerKilledMidEnrichmentDuplicatesNothing() async throws {
+        let faults = Faults(replies: [.hang])
+        let catalog = try await Catalog.start(openLibrary: { request in
+            if request.path == "/api/books", request.query.contains("9780441172719"), let fault = faults.next() { return fault }
+            return OpenLibraryStandIn.reply(request)
+        }, worker: false)
+        let cluster = catalog.cluster
+        var environment = try cluster.processEnvironment()
+        environment["REPARTO_ASSETS"] = catalog.root.path
+        environment["REPARTO_OPENLIBRARY_URL"] = catalog.openLibrary.baseURL
+        let victim = try RepartoProcess.start(TestCluster.workerArguments(["--queues", "books"]), environment: environment)
+        let id = try await catalog.books.submit(file: Self.fixture("goodreads_library_export"))
+        try await cluster.wait(for: "the victim to wait on Open Library for Dune") { faults.remaining == 0 }
+        kill(victim.processIdentifier, SIGKILL)
+        await RepartoProcess.waitForExit(victim)
+        let survivor = cluster.startWorker(registry: catalog.registry, concurrency: 2, prefetch: 4)
+        let progress = try await cluster.client.awaitProduction(id, timeout: 120)
+        #expect(progress.isFinished)
+        let results = try #require(try await catalog.books.results(id))
+        #expect(results.state == "completed")
+        #expect(results.enrichment == BookEnrichmentCounts(enriched: 2, notFound: 2, failed: 0, pending: 0, covers: 1))
+        // The enrich job was interrupted and ran again.
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE kind = 'books.enrich' AND attempts >= 2") == 1)
+
+        func assertNothingTwice() async throws {
+            #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
+            #expect(try await cluster.count("SELECT count(*) AS n FROM authors") == 5)
+            #expect(try await cluster.count("SELECT count(*) AS n FROM book_authors") == 5)
+            #expect(try await cluster.count("SELECT count(DISTINCT cover_path) AS n FROM books WHERE cover_path IS NOT NULL") == 1)
+            let covers = try FileManager.default.contentsOfDirectory(atPath: catalog.root.appendingPathComponent("covers").path)
+            #expect(covers.filter { !$0.hasPrefix(".") }.count == 1, "\(covers)")
+        }
+        try await assertNothingTwice()
+        let again = try await catalog.importFile(Self.fixture("goodreads_library_export"))
+        #expect(again.report?.added == 0)
+        try await assertNothingTwice()
+        try await survivor.stop()
+        try await catalog.stop()
+    }
+
     @Test func badFilesCreateNothing() async throws {
         let catalog = try await Catalog.start()
         let binary = catalog.root.appendingPathComponent("cover.csv")
@@ -275,7 +329,14 @@ enum GoogleBooksStandIn {
 final class Faults: @unchecked Sendable {
     // `@unchecked Sendable`: `queue` is only touched under `lock`.
     private let lock = NSLock()
-    private var queue: [FakeHTTPServer.Reply] = [
+    private var queue: [FakeHTTPServer.Reply]
+
+    init(replies: [FakeHTTPServer.Reply] = Faults.standard) { queue = replies }
+
+    /// Replies not given yet.
+    var remaining: Int { lock.withLock { queue.count } }
+
+    static let standard: [FakeHTTPServer.Reply] = [
         .respond(status: 429, headers: [("Retry-After", "1")], body: Data("slow down".utf8)),
         .respond(status: 503, headers: [("Retry-After", "1")], body: Data("busy".utf8)),
         .respond(status: 500, headers: [], body: Data("oops".utf8)),
