@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 #endif
 import Jobs
+import Operations
 import RepartoConfiguration
 import RepartoTestSupport
 import TerminalText
@@ -99,6 +100,11 @@ struct BookImportTests {
               AND cover_path IS NULL AND publish_year = 1969 AND page_count = 304
             """) == 1)
         #expect(try await cluster.count("SELECT count(*) AS n FROM books WHERE subjects @> '{Deserts}'") == 1)
+        let panel = try await cluster.postgres.withConnection { try DashboardQueries.snapshot(on: $0) }.bookImports
+        #expect(panel.map(\.books) == [4])
+        #expect(panel.first?.enriched == 2)
+        #expect(panel.first?.notFound == 2)
+        #expect(panel.first?.skippedRows == 1)
         let shown = try await OpsView.bookImports.rows(on: cluster.postgres)
         #expect(shown.count == 1)
         #expect(shown.first?.int("books") == 4)
