@@ -134,6 +134,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "BookImportTests", dependencies: ["BookImport", "Jobs"], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),
