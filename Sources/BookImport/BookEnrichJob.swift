@@ -9,7 +9,10 @@ import Postgres
 /// A 429 or 503 makes the whole job "retry at" the instant the service names (answers already
 /// received are in the cache, so the next attempt asks only what is left); other failures retry
 /// with backoff, and on the job's last attempt the books still failing are recorded as `failed`
-/// so the rest of the job's books keep their answers.
+/// so the rest of the job's books keep their answers; a fault no retry cures (a malformed answer
+/// counts as curable) fails its book at once. A cover that is too large or refused for good
+/// leaves its book enriched without a cover; Google Books refusing for good (a 4xx) leaves Open
+/// Library's answer alone.
 public struct BookEnrichJob: JobParameters {
     public static let kind = "books.enrich"
     public static let queue = "books"
@@ -46,7 +49,10 @@ public struct BookEnrichJob: JobParameters {
             } catch let error as any RetryAtError where error.retryAt != nil {
                 throw error
             } catch {
-                guard lastAttempt, !(error is CancellationError) else { throw error }
+                // A fault that a retry may cure fails the attempt (the next asks only what the
+                // cache lacks); one it cannot, or any on the last attempt, fails only this book.
+                let retryable = (error as? any RetryableError)?.isRetryable ?? true
+                guard lastAttempt || !retryable, !(error is CancellationError) else { throw error }
                 failed.append((book.id, "\(error)"))
             }
         }

@@ -42,7 +42,7 @@ struct BookEnricher: Sendable {
         var metadata: BookMetadata?
         if let isbn = book.isbn13 {
             metadata = try await openLibraryEdition(isbn, requests: &requests)
-            if let google = try await googleVolume(isbn, requests: &requests) {
+            if let google = try await googleVolumeIfUsable(isbn, requests: &requests) {
                 metadata = metadata.map { $0.filled(from: google) } ?? google
             }
         } else if let found = try await openLibrarySearch(title: book.title, author: book.author, requests: &requests) {
@@ -64,10 +64,11 @@ struct BookEnricher: Sendable {
 
     private func openLibraryEdition(_ isbn: String, requests: inout Int) async throws -> BookMetadata? {
         let url = "\(settings.openLibraryURL)/api/books?bibkeys=ISBN:\(isbn)&jscmd=data&format=json"
-        let answer = try await client.get(url, service: "openlibrary", cacheKey: "openlibrary:isbn:\(isbn)", ttl: settings.isbnTTL)
+        let answer = try await client.get(url, service: "openlibrary", cacheKey: "openlibrary:isbn:\(isbn)", ttl: settings.isbnTTL) {
+            try OpenLibraryResponse.edition($0, isbn13: isbn)
+        }
         if !answer.cached { requests += 1 }
-        guard answer.status == 200 else { return nil }
-        return try OpenLibraryResponse.edition(answer.body, isbn13: isbn)
+        return answer.value ?? nil
     }
 
     private func openLibrarySearch(title: String, author: String?, requests: inout Int) async throws
@@ -77,25 +78,42 @@ struct BookEnricher: Sendable {
         if let author, !author.isEmpty { query += "&author=\(Self.escape(PersonName.turned(author)))" }
         let url = "\(settings.openLibraryURL)/search.json?\(query)&limit=10"
         let key = "openlibrary:search:\(MatchKey.book(title: title, author: author) ?? plainTitle)"
-        let answer = try await client.get(url, service: "openlibrary", cacheKey: key, ttl: settings.searchTTL)
+        let answer = try await client.get(url, service: "openlibrary", cacheKey: key, ttl: settings.searchTTL) {
+            try OpenLibraryResponse.searchMatch($0, title: title, author: author)
+        }
         if !answer.cached { requests += 1 }
-        guard answer.status == 200 else { return nil }
-        return try OpenLibraryResponse.searchMatch(answer.body, title: title, author: author)
+        return answer.value ?? nil
+    }
+
+    /// Google Books' answer, or nil when it refuses the request for good (a 4xx: a key it does not
+    /// accept, a quota it will not lift): Open Library's answer stands alone then.
+    private func googleVolumeIfUsable(_ isbn: String, requests: inout Int) async throws -> BookMetadata? {
+        do {
+            return try await googleVolume(isbn, requests: &requests)
+        } catch let error as BookServiceError where !error.isRetryable {
+            return nil
+        }
     }
 
     private func googleVolume(_ isbn: String, requests: inout Int) async throws -> BookMetadata? {
         guard let key = settings.googleBooksKey else { return nil }
         let url = "\(settings.googleBooksURL)/books/v1/volumes?q=isbn:\(isbn)&key=\(Self.escape(key.value))"
-        let answer = try await client.get(url, service: "google-books", cacheKey: "google-books:isbn:\(isbn)", ttl: settings.isbnTTL)
+        let answer = try await client.get(url, service: "google-books", cacheKey: "google-books:isbn:\(isbn)", ttl: settings.isbnTTL) {
+            try GoogleBooksResponse.volume($0)
+        }
         if !answer.cached { requests += 1 }
-        guard answer.status == 200 else { return nil }
-        return try GoogleBooksResponse.volume(answer.body)
+        return answer.value ?? nil
     }
 
     /// Downloads a cover, checks it is an image by its first bytes, and stores it content-addressed
     /// (`covers/<sha256>.<ext>`): the same image for two books, or twice, is one file.
     private func cover(_ url: String) async throws -> String {
-        let (status, body) = try await client.fetch(url, service: "covers", limit: settings.maxCoverBytes)
+        let status: Int, body: [UInt8]
+        do {
+            (status, body) = try await client.fetch(url, service: "covers", limit: settings.maxCoverBytes)
+        } catch let error as BookServiceError where !error.isRetryable {
+            throw CoverError.refused(error.description) // too large, or refused for good
+        }
         guard status == 200 else { throw CoverError.missing(status: status) }
         guard let kind = ImageKind.sniff(body) else { throw CoverError.notAnImage(bytes: body.count) }
         let data = Data(body)
@@ -117,11 +135,13 @@ struct BookEnricher: Sendable {
 enum CoverError: Error, CustomStringConvertible {
     case missing(status: Int)
     case notAnImage(bytes: Int)
+    case refused(String)
 
     var description: String {
         switch self {
         case let .missing(status): "cover: HTTP \(status)"
         case let .notAnImage(bytes): "cover: not an image (\(bytes) bytes of something else)"
+        case let .refused(reason): "cover: \(reason)"
         }
     }
 }

@@ -36,6 +36,20 @@ struct BookServiceClient: Sendable {
         return Answer(status: status, body: body, cached: false)
     }
 
+    /// Reads the answer with `parse`; an answer it cannot read is dropped from the cache (a mirror's
+    /// bad moment is not kept for days) and the error rethrown.
+    func get<T>(_ url: String, service: String, cacheKey: String, ttl: Double,
+                parse: ([UInt8]) throws -> T) async throws -> (value: T?, cached: Bool) {
+        let answer = try await get(url, service: service, cacheKey: cacheKey, ttl: ttl)
+        guard answer.status == 200 else { return (nil, answer.cached) }
+        do {
+            return (try parse(answer.body), answer.cached)
+        } catch {
+            try await postgres.withConnection { try HTTPCacheRows.forget(cacheKey, on: $0) }
+            throw error
+        }
+    }
+
     /// One request, uncached: 200 and 404 come back; 429/503, other statuses, a cut-short body,
     /// a body over `limit` and transport failures are ``BookServiceError``s.
     func fetch(_ url: String, service: String, limit: Int) async throws -> (Int, [UInt8]) {

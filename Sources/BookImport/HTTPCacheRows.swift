@@ -11,6 +11,10 @@ enum HTTPCacheRows {
         return (status, body)
     }
 
+    static func forget(_ key: String, on connection: PostgresConnection) throws {
+        try connection.query("DELETE FROM http_cache WHERE cache_key = $1", [key])
+    }
+
     static func store(_ key: String, url: String, status: Int, body: Data, ttl: Double, on connection: PostgresConnection) throws {
         try connection.query("""
             INSERT INTO http_cache (cache_key, url, status, body, expires_at)

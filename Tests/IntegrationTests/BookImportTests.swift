@@ -30,7 +30,8 @@ struct BookImportTests {
 
         static func start(openLibrary handler: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply = OpenLibraryStandIn.reply,
                           googleBooks: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil,
-                          worker startsWorker: Bool = true)
+                          worker startsWorker: Bool = true,
+                          configure: (inout BookServiceSettings) -> Void = { _ in })
             async throws -> Catalog {
             let cluster = try await TestCluster.make()
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-books-\(UUID().uuidString)")
@@ -38,11 +39,11 @@ struct BookImportTests {
             let openLibrary = try FakeHTTPServer(handler: handler)
             let google = try googleBooks.map { try FakeHTTPServer(handler: $0) }
             let registry = JobRegistry()
-            BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres,
-                                     services: BookServiceSettings(openLibraryURL: openLibrary.baseURL,
-                                                                   googleBooksURL: google?.baseURL ?? "http://127.0.0.1:9",
-                                                                   googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key),
-                                                                   timeout: 5))
+            var settings = BookServiceSettings(openLibraryURL: openLibrary.baseURL,
+                                               googleBooksURL: google?.baseURL ?? "http://127.0.0.1:9",
+                                               googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key), timeout: 5)
+            configure(&settings)
+            BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres, services: settings)
             let worker = startsWorker ? cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4) : nil
             let coordinator = cluster.startCoordinator(plans: BookImportKinds.plans)
             return Catalog(cluster: cluster, root: root, books: BookImportClient(postgres: cluster.postgres, assetsRoot: root),
@@ -182,6 +183,28 @@ struct BookImportTests {
         // 429, 503, 500 and a cut-short answer, then the edition.
         #expect(catalog.openLibrary.requests.filter { $0.path == "/api/books" }.count == 5)
         #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE status = 200") == 1)
+        try await catalog.stop()
+    }
+
+    /// A cover over the size cap, Google Books refusing the key, and a garbled answer once: the
+    /// books are enriched or found missing all the same, and the garbled answer is not cached.
+    @Test func oversizedCoversRefusedKeysAndGarbledAnswersFailNoBook() async throws {
+        let faults = Faults(replies: [.chunked(status: 200, headers: [("Content-Type", "application/json")],
+                                               body: Data("<html>maintenance</html>".utf8), chunkSize: 7)])
+        let catalog = try await Catalog.start(openLibrary: { request in
+            if request.path == "/api/books", request.query.contains("9780060883287"), let fault = faults.next() { return fault }
+            return OpenLibraryStandIn.reply(request)
+        }, googleBooks: { _ in .respond(status: 403, headers: [], body: Data(#"{"error": {"message": "API key not valid"}}"#.utf8)) },
+           configure: { $0.maxCoverBytes = 8 })
+        let results = try await catalog.importFile(Self.fixture("goodreads_library_export"))
+        #expect(results.state == "completed")
+        #expect(results.enrichment == BookEnrichmentCounts(enriched: 2, notFound: 2, failed: 0, pending: 0, covers: 0))
+        #expect(faults.remaining == 0)
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE convert_from(body, 'UTF8') LIKE '%maintenance%'") == 0)
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE cache_key = 'openlibrary:isbn:9780060883287'") == 1)
+        let dune = try #require(try await catalog.books.book("9780441172719")).book
+        #expect(dune.enrichStatus == "enriched")
+        #expect(dune.coverPath == nil)
         try await catalog.stop()
     }
 
