@@ -94,8 +94,9 @@ public struct BookImportClient: Sendable {
             var jobOptions = request.jobOptions
             jobOptions.productionID = id
             jobOptions.stage = BookImportRequest.Stage.parse.rawValue
-            _ = try JobClient.enqueue([try JobRequest(BookParseJob(sourcePath: sourcePath, format: format, prune: options.prune),
-                                                      options: jobOptions)], in: connection)
+            let parse = BookParseJob(sourcePath: sourcePath, format: format, prune: options.prune,
+                                     maxBytes: options.maxBytes == CSVReader.defaultMaxBytes ? nil : options.maxBytes)
+            _ = try JobClient.enqueue([try JobRequest(parse, options: jobOptions)], in: connection)
         }
         return id
     }

@@ -16,11 +16,14 @@ public struct BookParseJob: JobParameters {
     public var format: ExportFormat
     /// Remove library books the export no longer holds.
     public var prune: Bool
+    /// The size limit the export was checked against at submission (nil: the reader's default).
+    public var maxBytes: Int?
 
-    public init(sourcePath: String, format: ExportFormat, prune: Bool) {
+    public init(sourcePath: String, format: ExportFormat, prune: Bool, maxBytes: Int? = nil) {
         self.sourcePath = sourcePath
         self.format = format
         self.prune = prune
+        self.maxBytes = maxBytes
     }
 
     /// Registers `books.parse`, reading exports below `assetsRoot`.
@@ -44,7 +47,10 @@ public struct BookParseJob: JobParameters {
             throw JobError.permanent("books.parse: \(error.description)")
         }
         let export: BookExport
-        do { export = try BookExport.read(Array(data), format: parameters.format) } catch {
+        do {
+            export = try BookExport.read(Array(data), format: parameters.format,
+                                         maxBytes: parameters.maxBytes ?? CSVReader.defaultMaxBytes)
+        } catch {
             throw JobError.permanent("books.parse: \(parameters.sourcePath): \(error)")
         }
         let prune = parameters.prune
