@@ -208,6 +208,32 @@ struct BookImportTests {
         try await catalog.stop()
     }
 
+    /// An expired cache entry is asked again and replaced; a fresh one is used without a request.
+    @Test func expiredCacheEntriesAreAskedAgainAndFreshOnesAreNot() async throws {
+        let catalog = try await Catalog.start()
+        let cluster = catalog.cluster
+        // Dune: an expired entry that would say "not found"; Cien años: a fresh one that says it is known.
+        _ = try await cluster.postgres.withConnection { connection in
+            try connection.query("""
+                INSERT INTO http_cache (cache_key, url, status, body, fetched_at, expires_at)
+                VALUES ('openlibrary:isbn:9780441172719', 'x', 200, '{}'::bytea, now() - interval '8 days', now() - interval '1 day'),
+                       ('openlibrary:isbn:9780060883287', 'x', 200, convert_to($1, 'UTF8'), now(), now() + interval '1 day')
+                """, ["""
+                {"ISBN:9780060883287": {"title": "Cien años de soledad", "authors": [{"name": "Gabriel García Márquez"}]}}
+                """])
+        }
+        let results = try await catalog.importFile(Self.fixture("goodreads_library_export"))
+        #expect(results.enrichment == BookEnrichmentCounts(enriched: 3, notFound: 1, failed: 0, pending: 0, covers: 1))
+        let asked = catalog.openLibrary.requests.filter { $0.path == "/api/books" }.map(\.query)
+        #expect(asked.contains { $0.contains("9780441172719") })
+        #expect(!asked.contains { $0.contains("9780060883287") })
+        #expect(try await cluster.count("""
+            SELECT count(*) AS n FROM http_cache WHERE cache_key = 'openlibrary:isbn:9780441172719'
+              AND expires_at > now() + interval '6 days' AND length(body) > 2
+            """) == 1)
+        try await catalog.stop()
+    }
+
     @Test func googleBooksFillsWhatOpenLibraryLacksAndItsKeyIsNeverStored() async throws {
         let catalog = try await Catalog.start(googleBooks: GoogleBooksStandIn.reply)
         let results = try await catalog.importFile(Self.fixture("goodreads_library_export"))
