@@ -110,7 +110,7 @@ let package = Package(
 
         // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
         .target(name: "RepartoBench", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport",
+            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport", "AMQP", "Threading",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),

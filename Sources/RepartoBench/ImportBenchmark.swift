@@ -1,8 +1,10 @@
+import AMQP
 import BookImport
 import Foundation
 import Jobs
 import Logging
 import Postgres
+import Threading
 
 /// `reparto bench import`: a generated Goodreads export imported and enriched against an
 /// unthrottled Open Library stand-in by a coordinator and `workers` worker processes on a database
@@ -44,7 +46,7 @@ public struct ImportBenchmark: Sendable {
         public var booksPerMinute: Double { seconds > 0 ? Double(books) / seconds * 60 : 0 }
     }
 
-    public func run(admin: PostgresConfiguration, logger: Logger, report: (String) -> Void) async throws {
+    public func run(admin: PostgresConfiguration, amqp: AMQPConfiguration, logger: Logger, report: (String) -> Void) async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-bench-import-\(SpeechClusterBench.hex(8))")
         let assets = work.appendingPathComponent("assets")
         try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
@@ -91,12 +93,25 @@ public struct ImportBenchmark: Sendable {
             for child in children { child.terminate() }
             for child in children { _ = await ChildProcess.exitStatus(child) }
             await database.drop()
+            await Self.deleteQueue(namespace: namespace, amqp: amqp)
             report(lines.joined(separator: "\n"))
         } catch {
             for child in children where child.isRunning { child.terminate() }
             for child in children { _ = await ChildProcess.exitStatus(child) }
             await database.drop()
+            await Self.deleteQueue(namespace: namespace, amqp: amqp)
             throw error
+        }
+    }
+
+    /// The run's queue goes with its namespace (the broker is shared; left behind, every restart
+    /// would recover it).
+    static func deleteQueue(namespace: String, amqp: AMQPConfiguration) async {
+        let queue = JobTopology.queueName(BookParseJob.queue, namespace: namespace)
+        _ = try? await BlockingWork.run {
+            let connection = try AMQPConnection.connect(amqp)
+            defer { connection.close() }
+            _ = try? connection.deleteQueue(queue)
         }
     }
 

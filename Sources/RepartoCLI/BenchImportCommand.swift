@@ -23,6 +23,7 @@ struct BenchImportCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let bench = ImportBenchmark(books: books, workers: workers, concurrency: concurrency, booksPerJob: booksPerJob,
                                     rate: rate > 0 ? rate : nil, limitedBooks: limitedBooks, timeout: timeout)
-        try await bench.run(admin: try cluster.postgresConfiguration(applicationName: "reparto-bench"), logger: logger) { print($0) }
+        try await bench.run(admin: try cluster.postgresConfiguration(applicationName: "reparto-bench"),
+                            amqp: try cluster.amqpConfiguration(), logger: logger) { print($0) }
     }
 }
