@@ -65,6 +65,8 @@ let package = Package(
         // MARK: pure libraries
         .target(name: "TextEscaping", swiftSettings: swiftSettings),
         .target(name: "Screenplay", dependencies: ["TextEscaping"], swiftSettings: swiftSettings),
+        // reading-list exports (Goodreads, LibraryThing, StoryGraph): CSV, ISBN, match keys, duplicates
+        .target(name: "BookCatalog", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(name: "Assets", dependencies: [
             "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -99,6 +101,13 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["README.md"], swiftSettings: swiftSettings),
 
+        // MARK: production types: the book import (a library export parsed into the book catalog)
+        .target(name: "BookImport", dependencies: [
+            "BookCatalog", "Jobs", "Postgres", "Assets", "Threading", "RepartoConfiguration",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ], exclude: ["README.md"], swiftSettings: swiftSettings),
+
         // MARK: operations: metrics, health endpoints, the dashboard
         .target(name: "Operations", dependencies: [
             "Jobs", "Postgres", "TextEscaping",
@@ -111,14 +120,15 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
+            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "BookImport", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
 
         // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
         .target(name: "RepartoBench", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead",
+            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport", "AMQP", "Threading",
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "Logging", package: "swift-log"),
@@ -126,9 +136,9 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation", "Analysis"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation", "Analysis", "BookCatalog", "BookImport"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers", "Analysis",
+            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "BookCatalog", "BookImport", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,6 +151,8 @@ let package = Package(
             "RepartoConfiguration", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "ScreenplayTests", dependencies: ["Screenplay"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "BookImportTests", dependencies: ["BookImport", "Jobs"], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "GenerationTests", dependencies: ["Generation", "Providers", "Analysis", "Screenplay", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
@@ -151,7 +163,7 @@ let package = Package(
         .testTarget(name: "JobsTests", dependencies: ["Jobs", "RepartoTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "RepartoBenchTests", dependencies: ["RepartoBench"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading", "Generation", "Providers", "Analysis"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "BookCatalog", "BookImport", "TerminalText", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading", "Generation", "Providers", "Analysis"], swiftSettings: swiftSettings),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),

@@ -10,6 +10,7 @@ public enum OpsView: String, CaseIterable, Sendable {
     case limits
     case pauses
     case schedules
+    case bookImports = "book_imports"
 
     /// The view's rows (most recent or most relevant first), capped at `limit`.
     public func rows(limit: Int = 50, on client: PostgresClient) async throws -> PostgresResult {
@@ -23,6 +24,7 @@ public enum OpsView: String, CaseIterable, Sendable {
         case .limits: order = "ORDER BY name"
         case .pauses: order = "ORDER BY scope, name"
         case .schedules: order = "ORDER BY name"
+        case .bookImports: order = "ORDER BY started_at DESC"
         }
         // The view name comes from this enum, never from input.
         return try await client.query("SELECT * FROM ops.\(rawValue) \(order) LIMIT $1", [limit])

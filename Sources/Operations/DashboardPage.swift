@@ -113,6 +113,13 @@ th { color:var(--muted); font-weight:500; font-size:12px; }
       <tbody id="limit-rows"></tbody>
     </table>
   </section>
+  <section id="book-imports">
+    <h2>Book imports</h2>
+    <table>
+      <thead><tr><th>import</th><th>state</th><th>format</th><th>books</th><th>added</th><th>merged</th><th>invalid ISBNs</th><th>skipped rows</th><th>enriched</th><th>not found</th><th>failed</th><th>covers</th><th>started</th></tr></thead>
+      <tbody id="book-import-rows"></tbody>
+    </table>
+  </section>
   <section id="failures">
     <h2>Recent failures (<span id="failures-count">–</span>)</h2>
     <div id="failure-rows"></div>
@@ -179,6 +186,16 @@ function renderWorkers(rows, counts, now) {
     '<td><span class="pill ' + esc(w.status) + '">' + esc(w.status) + '</span></td><td>' + esc(w.queues.join(", ")) + '</td>' +
     '<td>' + w.in_flight + '</td><td>' + w.jobs_succeeded + '</td><td>' + w.jobs_failed + '</td><td>' + ago(w.heartbeat_at, now) + '</td></tr>').join("");
 }
+function renderBookImports(rows, now) {
+  const body = document.getElementById("book-import-rows");
+  if (!rows || !rows.length) { body.innerHTML = '<tr><td colspan="13" class="empty">no book imports</td></tr>'; return; }
+  const n = v => v === null || v === undefined ? "–" : esc(v);
+  body.innerHTML = rows.map(r => '<tr data-book-import="' + esc(r.id) + '"><td>' + esc(r.name || r.source_name) + '</td><td>' +
+    esc(r.stage) + ' · ' + esc(r.state) + '</td><td>' + n(r.format) + '</td><td>' + n(r.books) + '</td><td>' + n(r.added) +
+    '</td><td>' + n(r.merged) + '</td><td>' + n(r.invalid_isbns) + '</td><td>' + n(r.skipped_rows) + '</td><td>' + n(r.enriched) +
+    '</td><td>' + n(r.not_found) + '</td><td>' + n(r.enrich_failed) + '</td><td>' + n(r.covers) + '</td><td>' +
+    (r.started_at ? ago(r.started_at, now) : "–") + '</td></tr>').join("");
+}
 function renderControls(limits, pauses, now) {
   const box = document.getElementById("pause-rows");
   box.innerHTML = pauses.length ? pauses.map(p => '<div data-paused="' + esc(p.scope) + ':' + esc(p.name) + '">' +
@@ -241,6 +258,7 @@ async function refresh() {
     renderWorkers(data.workers, data.worker_counts, now);
     renderFailures(data.failures, now);
     renderControls(data.limits, data.pauses, now);
+    renderBookImports(data.book_imports, now);
     renderThroughput(data.throughput, now);
     text("updated-at", new Date(now).toISOString().replace("T", " ").slice(0, 19) + " UTC");
     text("error-text", "");

@@ -25,7 +25,7 @@ public enum DashboardQueries {
                 totals.dead += row.dead
                 totals.cancelled += row.cancelled
             }
-            return DashboardSnapshot(
+            var snapshot = DashboardSnapshot(
                 generatedAt: now, queues: queues, totals: totals,
                 productions: try productionRows(limit: limit, on: connection),
                 workers: try workerRows(limit: limit, on: connection),
@@ -34,7 +34,26 @@ public enum DashboardQueries {
                 throughput: try throughput(on: connection),
                 limits: try limitRows(on: connection),
                 pauses: try pauseRows(on: connection))
+            snapshot.bookImports = try bookImportRows(limit: limit, on: connection)
+            return snapshot
         }
+    }
+
+    @available(*, noasync)
+    static func bookImportRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.BookImportRow] {
+        try connection.query("""
+            SELECT id, name, state, stage, source_name, format, books, added, merged, invalid_isbns, skipped_rows,
+                   enriched, not_found, enrich_failed, covers, started_at
+            FROM ops.book_imports ORDER BY started_at DESC LIMIT $1
+            """, [limit]).map { row in
+                DashboardSnapshot.BookImportRow(
+                    id: row.string("id") ?? "", name: row.string("name") ?? "", state: row.string("state") ?? "",
+                    stage: row.string("stage") ?? "", sourceName: row.string("source_name") ?? "", format: row.string("format"),
+                    books: row.int("books"), added: row.int("added"), merged: row.int("merged"),
+                    invalidIsbns: row.int("invalid_isbns"), skippedRows: row.int("skipped_rows"),
+                    enriched: row.int("enriched") ?? 0, notFound: row.int("not_found") ?? 0,
+                    enrichFailed: row.int("enrich_failed") ?? 0, covers: row.int("covers") ?? 0, startedAt: row.date("started_at"))
+            }
     }
 
     @available(*, noasync)

@@ -25,6 +25,29 @@ public struct DashboardSnapshot: Codable, Sendable, Equatable {
     public var limits: [LimitRow] = []
     /// `ops.pauses`: the paused queues and kinds.
     public var pauses: [PauseRow] = []
+    /// `ops.book_imports`: the latest book imports and their books by enrichment state.
+    public var bookImports: [BookImportRow] = []
+
+    /// A book import's report and enrichment, as `ops.book_imports` has them.
+    public struct BookImportRow: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var state: String
+        public var stage: String
+        public var sourceName: String
+        public var format: String?
+        /// Nil until the parse stage reported.
+        public var books: Int?
+        public var added: Int?
+        public var merged: Int?
+        public var invalidIsbns: Int?
+        public var skippedRows: Int?
+        public var enriched: Int
+        public var notFound: Int
+        public var enrichFailed: Int
+        public var covers: Int
+        public var startedAt: Date?
+    }
 
     /// A cluster-wide limit and its use.
     public struct LimitRow: Codable, Sendable, Equatable {

@@ -5,6 +5,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks: job throughput and latency, parsing, speech, casting.",
         subcommands: [BenchJobsCommand.self, BenchSoakCommand.self, BenchParseCommand.self, BenchSpeechCommand.self,
-                      BenchPipelineCommand.self, BenchLimitsCommand.self, BenchCastingCommand.self],
+                      BenchPipelineCommand.self, BenchLimitsCommand.self, BenchCastingCommand.self, BenchImportCommand.self],
         defaultSubcommand: BenchJobsCommand.self)
 }

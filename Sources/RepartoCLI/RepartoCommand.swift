@@ -11,7 +11,8 @@ public struct RepartoCommand: AsyncParsableCommand {
                       SubmitCommand.self, RunCommand.self, ResultsCommand.self,
                       DashboardCommand.self, SpeechHelperCommand.self,
                       LimitCommand.self, PauseCommand.self, ResumeCommand.self,
-                      GenerateCommand.self, UsageCommand.self, ProvidersCommand.self, AnalyzeCommand.self, SearchCommand.self]
+                      GenerateCommand.self, UsageCommand.self, ProvidersCommand.self, AnalyzeCommand.self, SearchCommand.self,
+                      ImportCommand.self, BooksCommand.self]
     )
     public init() {}
 }

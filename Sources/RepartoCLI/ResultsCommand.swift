@@ -4,12 +4,13 @@ import Foundation
 import Jobs
 import RepartoKinds
 import TableRead
+import BookImport
 import TerminalText
 
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.
 struct ResultsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "results", abstract: "Show a table read's files, durations, characters, scenes and failures.")
+        commandName: "results", abstract: "Show a table read's files, durations, characters, scenes and failures, or a book import's report.")
 
     @OptionGroup var cluster: ClusterOptions
 
@@ -28,7 +29,15 @@ struct ResultsCommand: AsyncParsableCommand {
             print(json ? try JSONText.pretty(analysis) : AnalysisText.results(analysis), terminator: "")
             return
         }
-        guard let results else { throw CLIError("no table read with id \(id)") }
+        guard let results else {
+            // Not a table read: perhaps a book import.
+            let books = try await cluster.withPostgres(logger: logger) { postgres in
+                try await BookImportClient(postgres: postgres, assetsRoot: assets).results(production)
+            }
+            guard let books else { throw CLIError("no table read with id \(id), and no book import") }
+            print(json ? try JSONText.pretty(books) : BookImportText.report(books), terminator: json ? "\n" : "")
+            return
+        }
         if json {
             print(try JSONText.pretty(results))
         } else {

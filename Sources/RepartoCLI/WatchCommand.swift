@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Jobs
 import TableRead
+import BookImport
 import TerminalText
 
 /// `reparto watch ID`: live progress of a production until it finishes (LISTEN/NOTIFY driven):
@@ -21,7 +22,11 @@ struct WatchCommand: AsyncParsableCommand {
         let final = try await cluster.withPostgres(logger: logger) { postgres in
             let client = JobClient(postgres: postgres)
             let first = try await client.progress(production)
-            let stages = first.plan == TableReadRequest.plan ? TableReadRequest.Stage.allCases.map(\.rawValue) : []
+            let stages = switch first.plan {
+            case TableReadRequest.plan: TableReadRequest.Stage.allCases.map(\.rawValue)
+            case BookImportRequest.plan: BookImportRequest.Stage.allCases.map(\.rawValue)
+            default: [String]()
+            }
             let view = StageProgressView(stageOrder: stages)
             return try await client.awaitProduction(production, timeout: timeout, logger: logger, onProgress: { view.show($0) })
         }

@@ -3,6 +3,7 @@ import Foundation
 import Generation
 import Jobs
 import TableRead
+import BookImport
 import Postgres
 import RepartoConfiguration
 import Speech
@@ -24,6 +25,13 @@ public enum Kinds {
         let generation = GenerationEnvironment(assetsRoot: root ?? assetsRoot(configuration), configuration: configuration, postgres: postgres)
         GenerationKinds.register(in: registry, environment: generation)
         AnalysisKinds.register(in: registry, environment: generation)
+        // A Google Books key that breaks the secret rule leaves Google Books out here;
+        // `checkProviderSecrets` makes a worker refuse to start with that line.
+        let bookServices = (try? BookServiceSettings(configuration: configuration)) ?? BookServiceSettings(
+            openLibraryURL: configuration[BookServiceSettings.openLibraryVariable] ?? "https://openlibrary.org",
+            googleBooksURL: configuration[BookServiceSettings.googleBooksVariable] ?? "https://www.googleapis.com")
+        BookImportKinds.register(in: registry, assetsRoot: root ?? assetsRoot(configuration), postgres: postgres,
+                                 services: bookServices)
         return registry
     }
 
@@ -31,7 +39,7 @@ public enum Kinds {
     /// be read, so a worker says so when it starts instead of failing every job of that provider.
     public static func checkProviderSecrets(_ configuration: ConfigurationValues) throws(ConfigurationError) {
         for variable in [ElevenLabsProvider.Configuration.apiKeyVariable, OpenAISpeechProvider.Configuration.apiKeyVariable,
-                         "ANTHROPIC_API_KEY"] {
+                         "ANTHROPIC_API_KEY", BookServiceSettings.googleBooksKeyVariable] {
             _ = try configuration.secret(variable)
         }
     }
@@ -47,6 +55,6 @@ public enum Kinds {
     }
 
     public static func plans() -> [any ProductionPlan] {
-        PipelineKinds.plans + AnalysisKinds.plans
+        PipelineKinds.plans + AnalysisKinds.plans + BookImportKinds.plans
     }
 }

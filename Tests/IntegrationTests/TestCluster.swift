@@ -1,4 +1,5 @@
 import AMQP
+import BookImport
 import Dispatch
 import Foundation
 import Jobs
@@ -6,6 +7,7 @@ import Logging
 import Postgres
 import RepartoTestSupport
 import ServiceLifecycle
+import TableRead
 import Threading
 
 /// A private cluster for one test: its own PostgreSQL database (migrated) and its own queue
@@ -129,7 +131,10 @@ extension TestCluster {
     /// run, they make every later broker restart recover them all (minutes on a busy machine).
     private func deleteQueues() async {
         let used = (try? await postgres.query("SELECT DISTINCT queue FROM jobs").compactMap { $0.string("queue") }) ?? []
-        let names = Set(used + JobRegistry.withBuiltins().queues).map { JobTopology.queueName($0, namespace: name) }
+        // A `reparto worker` subprocess declares every queue of the build's kinds, used or not.
+        let declared = JobRegistry.withBuiltins().queues
+            + [ParseJob.queue, EnrichJob.queue, GenerateJob.queue, AssembleJob.queue, BookParseJob.queue]
+        let names = Set(used + declared).map { JobTopology.queueName($0, namespace: name) }
         let amqp = amqp
         _ = try? await BlockingWork.run {
             let connection = try AMQPConnection.connect(amqp)

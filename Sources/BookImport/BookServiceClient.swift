@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Foundation
+import Postgres
+
+/// GETs from the book services through the shared PostgreSQL cache: a fresh cached answer is
+/// returned without a request; a 200 or 404 is stored for the TTL the caller gives.
+struct BookServiceClient: Sendable {
+    struct Answer: Sendable {
+        var status: Int
+        var body: [UInt8]
+        var cached: Bool
+    }
+
+    let settings: BookServiceSettings
+    let postgres: PostgresClient
+    let http: HTTPClient
+
+    init(settings: BookServiceSettings, postgres: PostgresClient, http: HTTPClient = .shared) {
+        self.settings = settings
+        self.postgres = postgres
+        self.http = http
+    }
+
+    /// The answer of `url`, from the cache when fresh. `cacheKey` names the question without
+    /// secrets (the Google key is not part of it).
+    func get(_ url: String, service: String, cacheKey: String, ttl: Double) async throws -> Answer {
+        if let hit = try await postgres.withConnection({ try HTTPCacheRows.fresh(cacheKey, on: $0) }) {
+            return Answer(status: hit.status, body: Array(hit.body), cached: true)
+        }
+        let (status, body) = try await fetch(url, service: service, limit: settings.maxResponseBytes)
+        let data = Data(body)
+        let redacted = redact(url)
+        try await postgres.withConnection { connection in
+            try HTTPCacheRows.store(cacheKey, url: redacted, status: status, body: data, ttl: ttl, on: connection)
+        }
+        return Answer(status: status, body: body, cached: false)
+    }
+
+    /// Reads the answer with `parse`; an answer it cannot read is dropped from the cache (a mirror's
+    /// bad moment is not kept for days) and the error rethrown.
+    func get<T>(_ url: String, service: String, cacheKey: String, ttl: Double,
+                parse: ([UInt8]) throws -> T) async throws -> (value: T?, cached: Bool) {
+        let answer = try await get(url, service: service, cacheKey: cacheKey, ttl: ttl)
+        guard answer.status == 200 else { return (nil, answer.cached) }
+        do {
+            return (try parse(answer.body), answer.cached)
+        } catch {
+            try await postgres.withConnection { try HTTPCacheRows.forget(cacheKey, on: $0) }
+            throw error
+        }
+    }
+
+    /// One request, uncached: 200 and 404 come back; 429/503, other statuses, a cut-short body,
+    /// a body over `limit` and transport failures are ``BookServiceError``s.
+    func fetch(_ url: String, service: String, limit: Int) async throws -> (Int, [UInt8]) {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        request.headers.add(name: "Accept", value: "application/json, image/*")
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, timeout: .milliseconds(Int64(settings.timeout * 1000)))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw BookServiceError.timeout(service: service)
+        } catch {
+            throw BookServiceError.unreachable(service: service, reason: redact(String(describing: error)))
+        }
+        let status = Int(response.status.code)
+        if status == 429 || status == 503 {
+            let after = response.headers.first(name: "retry-after").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            throw BookServiceError.rateLimited(service: service, status: status, retryAfter: after)
+        }
+        if (500...599).contains(status) { throw BookServiceError.serverError(service: service, status: status) }
+        guard status == 200 || status == 404 else { throw BookServiceError.rejected(service: service, status: status) }
+        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
+        if let expected, expected > limit { throw BookServiceError.tooLarge(service: service, limit: limit) }
+        var body: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                body.append(contentsOf: chunk.readableBytesView)
+                if body.count > limit { throw BookServiceError.tooLarge(service: service, limit: limit) }
+            }
+        } catch let error as BookServiceError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw BookServiceError.timeout(service: service)
+        } catch {
+            throw BookServiceError.truncated(service: service, expected: expected, received: body.count)
+        }
+        if let expected, body.count < expected {
+            throw BookServiceError.truncated(service: service, expected: expected, received: body.count)
+        }
+        return (status, body)
+    }
+
+    /// `url` without the Google Books key.
+    func redact(_ text: String) -> String {
+        guard let key = settings.googleBooksKey?.value, !key.isEmpty else { return text }
+        return text.replacingOccurrences(of: key, with: "<redacted>")
+    }
+}
