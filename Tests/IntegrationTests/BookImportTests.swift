@@ -186,6 +186,30 @@ struct BookImportTests {
         try await catalog.stop()
     }
 
+    /// A service that does not answer: the request gives up after the configured timeout, the
+    /// job is retried, and the next answer enriches the book.
+    @Test func aSilentServiceTimesOutAndTheRetryEnrichesTheBook() async throws {
+        let faults = Faults(replies: [.hang])
+        let catalog = try await Catalog.start(openLibrary: { request in
+            if request.path == "/api/books", let fault = faults.next() { return fault }
+            return OpenLibraryStandIn.reply(request)
+        }, configure: { $0.timeout = 1 })
+        let file = try catalog.write("""
+            Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Star Rating,Tags
+            Dune,Frank Herbert,,9780441172719,paperback,read,2025/01/01,2025/02/01,5,
+            """, "storygraph.csv")
+        let results = try await catalog.importFile(file)
+        #expect(results.state == "completed")
+        #expect(results.enrichment?.enriched == 1)
+        #expect(faults.remaining == 0)
+        #expect(catalog.openLibrary.requests.filter { $0.path == "/api/books" }.count == 2, "the silent request and its retry")
+        // The client gave up by its own timeout (1 s here), not when the stand-in let go (30 s).
+        #expect(try await catalog.cluster.count(
+            "SELECT count(*)::int AS n FROM jobs WHERE kind = 'books.enrich' AND last_error LIKE '%no answer in time%'") == 1)
+        #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE status = 200") == 1)
+        try await catalog.stop()
+    }
+
     /// A cover over the size cap, Google Books refusing the key, and a garbled answer once: the
     /// books are enriched or found missing all the same, and the garbled answer is not cached.
     @Test func oversizedCoversRefusedKeysAndGarbledAnswersFailNoBook() async throws {
