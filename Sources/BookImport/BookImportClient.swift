@@ -40,8 +40,14 @@ public struct BookImportClient: Sendable {
         /// Books per enrich job (1 to 100).
         public var booksPerJob: Int
 
+        /// A limit created with the import when none of its name exists
+        /// (``BookServiceSettings/politeLimit`` for the public Open Library).
+        public var politeness: LimitSpec?
+
         public init(format: ExportFormat? = nil, name: String? = nil, prune: Bool = false, priority: JobPriority = .normal,
-                    maxBytes: Int = CSVReader.defaultMaxBytes, enrich: Bool = true, booksPerJob: Int = 10) {
+                    maxBytes: Int = CSVReader.defaultMaxBytes, enrich: Bool = true, booksPerJob: Int = 10,
+                    politeness: LimitSpec? = nil) {
+            self.politeness = politeness
             self.enrich = enrich
             self.booksPerJob = booksPerJob
             self.format = format
@@ -97,6 +103,7 @@ public struct BookImportClient: Sendable {
             let parse = BookParseJob(sourcePath: sourcePath, format: format, prune: options.prune,
                                      maxBytes: options.maxBytes == CSVReader.defaultMaxBytes ? nil : options.maxBytes)
             _ = try JobClient.enqueue([try JobRequest(parse, options: jobOptions)], in: connection)
+            if options.enrich, let politeness = options.politeness { _ = try JobClient.addLimitIfAbsent(politeness, in: connection) }
         }
         return id
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import RepartoConfiguration
 
 /// Where the book services are and how to ask them, read through `RepartoConfiguration`.
@@ -43,9 +44,20 @@ public struct BookServiceSettings: Sendable {
     /// The settings of `configuration` (flags > environment > env file).
     /// - Throws: the secret rule's errors for `GOOGLE_BOOKS_API_KEY`.
     public init(configuration: ConfigurationValues) throws(ConfigurationError) {
-        self.init(openLibraryURL: configuration[Self.openLibraryVariable] ?? "https://openlibrary.org",
+        self.init(openLibraryURL: configuration[Self.openLibraryVariable] ?? Self.publicOpenLibraryURL,
                   googleBooksURL: configuration[Self.googleBooksVariable] ?? "https://www.googleapis.com",
                   googleBooksKey: try configuration.secret(Self.googleBooksKeyVariable))
+    }
+
+    /// The public Open Library, which asks API clients to stay at a few requests a second.
+    public static let publicOpenLibraryURL = "https://openlibrary.org"
+
+    /// The limit an import creates when none of its name exists yet and the workers ask the public
+    /// Open Library: a budget of 180 requests a minute (3 a second on average, after a first burst)
+    /// under the enrich jobs' key. Nil for a mirror or a stand-in, which set their own terms.
+    public var politeLimit: LimitSpec? {
+        guard openLibraryURL == Self.publicOpenLibraryURL else { return nil }
+        return LimitSpec(name: BookEnrichJob.defaultLimit, budget: 180, budgetWindow: 60)
     }
 
     private static func trimmed(_ url: String) -> String {

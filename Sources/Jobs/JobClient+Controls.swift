@@ -9,6 +9,13 @@ extension JobClient {
         try await postgres.withTransaction { try JobStore.setLimit(spec, on: $0) }
     }
 
+    /// Creates a limit unless one of that name exists, in the caller's transaction: a default
+    /// (a public service's politeness, say) that never overrides what an operator set. True when created.
+    @available(*, noasync)
+    public static func addLimitIfAbsent(_ spec: LimitSpec, in connection: PostgresConnection) throws -> Bool {
+        try JobStore.addLimitIfAbsent(spec, on: connection)
+    }
+
     /// Deletes a limit; its waiting jobs run without it. Throws ``RepartoError/notFound(what:id:)`` when none has the name.
     public func deleteLimit(_ name: String) async throws {
         let deleted = try await postgres.withTransaction { try JobStore.deleteLimit(name, on: $0) }

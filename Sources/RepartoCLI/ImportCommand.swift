@@ -33,7 +33,8 @@ struct ImportCommand: AsyncParsableCommand {
         let logger = cluster.makeLogger("reparto.import")
         let assets = Kinds.assetsRoot(try cluster.configuration)
         let options = BookImportClient.Options(format: format.format, name: name, prune: prune, enrich: !noEnrich,
-                                               booksPerJob: booksPerJob)
+                                               booksPerJob: booksPerJob,
+                                               politeness: try BookServiceSettings(configuration: cluster.configuration).politeLimit)
         let final = try await cluster.withPostgres(logger: logger) { postgres -> BookImportResults? in
             let books = BookImportClient(postgres: postgres, assetsRoot: assets)
             let id: UUID

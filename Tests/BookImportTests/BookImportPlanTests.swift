@@ -33,6 +33,13 @@ struct BookImportPlanTests {
         #expect(BookEnrichJob.queue == BookParseJob.queue)
     }
 
+    @Test func thePublicOpenLibraryGetsAPoliteDefaultLimitAndAMirrorNone() {
+        let polite = BookServiceSettings().politeLimit
+        #expect(polite == LimitSpec(name: "books:openlibrary", budget: 180, budgetWindow: 60))
+        #expect(BookServiceSettings(openLibraryURL: "https://openlibrary.org/").politeLimit == polite)
+        #expect(BookServiceSettings(openLibraryURL: "http://127.0.0.1:8080").politeLimit == nil)
+    }
+
     @Test func settingsTrimSlashesAndKeepTheKeyOutOfURLs() {
         let settings = BookServiceSettings(openLibraryURL: "http://mirror.example/", googleBooksURL: "http://g.example//")
         #expect(settings.openLibraryURL == "http://mirror.example")

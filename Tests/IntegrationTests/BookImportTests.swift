@@ -186,6 +186,26 @@ struct BookImportTests {
         try await catalog.stop()
     }
 
+    /// An import names the public Open Library's politeness as a default limit: created when no
+    /// limit of its name exists, never replacing an operator's.
+    @Test func anImportCreatesThePoliteLimitOnlyWhenNoneExists() async throws {
+        let catalog = try await Catalog.start(worker: false)
+        let polite = try #require(BookServiceSettings().politeLimit)
+        let file = try catalog.write("""
+            Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Star Rating,Tags
+            Dune,Frank Herbert,,9780441172719,paperback,read,2025/01/01,2025/02/01,5,
+            """, "storygraph.csv")
+        _ = try await catalog.books.submit(file: file, options: .init(politeness: polite))
+        let created = try await catalog.cluster.client.limits().map(\.spec)
+        #expect(created == [polite])
+
+        let operators = LimitSpec(name: polite.name, rate: 1, burst: 2)
+        try await catalog.cluster.client.setLimit(operators)
+        _ = try await catalog.books.submit(file: file, options: .init(politeness: polite))
+        #expect(try await catalog.cluster.client.limits().map(\.spec) == [operators])
+        try await catalog.stop()
+    }
+
     /// A service that does not answer: the request gives up after the configured timeout, the
     /// job is retried, and the next answer enriches the book.
     @Test func aSilentServiceTimesOutAndTheRetryEnrichesTheBook() async throws {

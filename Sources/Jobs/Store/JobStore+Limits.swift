@@ -25,6 +25,17 @@ extension JobStore {
         try releaseWaiting(limit: spec.name, on: connection)
     }
 
+    /// Creates a limit unless one of its name exists (an operator's own terms stay). True when created.
+    @available(*, noasync)
+    static func addLimitIfAbsent(_ spec: LimitSpec, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("""
+            INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left)
+            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0))
+            ON CONFLICT (name) DO NOTHING
+            RETURNING name
+            """, [spec.name, spec.rate, spec.burst, spec.concurrency.map(Int32.init), spec.budget, spec.budgetWindow]).count == 1
+    }
+
     /// Deletes a limit; its waiting jobs are published at once (they run unlimited). False when none had the name.
     @available(*, noasync)
     static func deleteLimit(_ name: String, on connection: PostgresConnection) throws -> Bool {
