@@ -10,7 +10,7 @@ import TerminalText
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.
 struct ResultsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "results", abstract: "Show a table read's files, durations, characters, scenes and failures, or a book import's report.")
+        commandName: "results", abstract: "Show a production's results: a table read's files, durations, characters, scenes and failures, an analysis, or a book import's report.")
 
     @OptionGroup var cluster: ClusterOptions
 
