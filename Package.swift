@@ -85,6 +85,7 @@ let package = Package(
         .target(name: "Generation", dependencies: [
             "Jobs", "Postgres", "Providers", "Assets", "Threading", "RepartoConfiguration",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ], swiftSettings: swiftSettings),
 
         // MARK: production types: the script analysis (scene summaries and embeddings, logline, synopsis, search)
@@ -152,7 +153,7 @@ let package = Package(
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "RepartoBenchTests", dependencies: ["RepartoBench"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading", "Generation", "Providers", "Analysis"], swiftSettings: swiftSettings),
-        .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "Generation", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),
         ], swiftSettings: swiftSettings),
