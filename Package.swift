@@ -95,7 +95,7 @@ let package = Package(
 
         // MARK: production types: the table read (a screenplay spoken: parse, enrich, generate, assemble)
         .target(name: "TableRead", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration",
+            "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration", "Generation",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["README.md"], swiftSettings: swiftSettings),
