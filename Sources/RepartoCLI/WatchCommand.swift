@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Foundation
 import Jobs
@@ -21,7 +22,11 @@ struct WatchCommand: AsyncParsableCommand {
         let final = try await cluster.withPostgres(logger: logger) { postgres in
             let client = JobClient(postgres: postgres)
             let first = try await client.progress(production)
-            let stages = first.plan == TableReadRequest.plan ? TableReadRequest.Stage.allCases.map(\.rawValue) : []
+            let stages = switch first.plan {
+            case TableReadRequest.plan: TableReadRequest.Stage.allCases.map(\.rawValue)
+            case AnalysisRequest.plan: AnalysisRequest.Stage.allCases.map(\.rawValue)
+            default: [String]()
+            }
             let view = StageProgressView(stageOrder: stages)
             return try await client.awaitProduction(production, timeout: timeout, logger: logger, onProgress: { view.show($0) })
         }
