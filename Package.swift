@@ -119,7 +119,7 @@ let package = Package(
 
         // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
         .target(name: "RepartoBench", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead",
+            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Analysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "Logging", package: "swift-log"),
