@@ -13,8 +13,8 @@ import Screenplay
 /// (children of this process, inheriting its environment): the limit `provider:<text provider>` is
 /// set, the analysis submitted with `fresh` (every scene asks the provider), and once it finishes
 /// the scene jobs' admission instants (`jobs.started_at`) give the achieved rate from the first to
-/// the last, against the limit, and the production's total time against the ideal:
-/// `scenes / rate` plus one scene job's and the synopsis stage's round trips (`roundTrip` each).
+/// the last, against the limit, and the production's total time against the ideal
+/// (``ideal(scenes:rate:burst:roundTrip:)``).
 public struct AnalysisBenchmark: Sendable {
     public var scenes: Int
     public var rate: Double
@@ -91,6 +91,12 @@ public struct AnalysisBenchmark: Sendable {
         }.joined(separator: "\n")
     }
 
+    /// The shortest time the limit allows: `(scenes − burst) / rate` for the admissions, then the
+    /// last scene's two calls and the synopsis stage's two calls in a row, `roundTrip` each.
+    public static func ideal(scenes: Int, rate: Double, burst: Double, roundTrip: Double) -> Double {
+        max(0, Double(scenes) - burst) / rate + 4 * roundTrip
+    }
+
     /// How many scenes the analysis finds in `script` (what it would submit one job for each of).
     public static func sceneCount(of script: String) throws -> Int {
         AnalysisScene.scenes(of: try ScreenplayReader.read(Array(script.utf8), fileName: "bench-analyze.fountain")).count
@@ -138,9 +144,9 @@ public struct AnalysisBenchmark: Sendable {
         let span = try await postgres.query("""
             SELECT extract(epoch FROM finished_at - created_at)::float8 AS total FROM productions WHERE id = $1
             """, [id]).first?.double("total") ?? 0
-        // Scenes admitted at the limit, the last one's two calls, then the synopsis stage (logline and
-        // synopsis one after the other, character descriptions beside them).
-        let ideal = Double(scenes - 1) / rate + 2 * roundTrip + 2 * roundTrip
+        // The first `burst` scenes admitted at once, the rest at the limit, the last one's two calls,
+        // then the synopsis stage (logline and synopsis one after the other, characters beside them).
+        let ideal = Self.ideal(scenes: scenes, rate: rate, burst: burst, roundTrip: roundTrip)
         return Report(scenes: scenes, rate: rate, burst: burst, workers: workers, admitted: starts.count,
                       firstToLast: (starts.last ?? 0) - (starts.first ?? 0), total: span, ideal: ideal,
                       summaries: results.scenes.filter { $0.summary != nil }.count, state: progress.state)
