@@ -87,6 +87,7 @@ let package = Package(
         .target(name: "Generation", dependencies: [
             "Jobs", "Postgres", "Providers", "Assets", "Threading", "RepartoConfiguration",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ], swiftSettings: swiftSettings),
 
         // MARK: production types: the script analysis (scene summaries and embeddings, logline, synopsis, search)
@@ -96,7 +97,7 @@ let package = Package(
 
         // MARK: production types: the table read (a screenplay spoken: parse, enrich, generate, assemble)
         .target(name: "TableRead", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration",
+            "Jobs", "Postgres", "Screenplay", "Speech", "Assets", "Threading", "RepartoConfiguration", "Generation",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["README.md"], swiftSettings: swiftSettings),
@@ -127,7 +128,7 @@ let package = Package(
 
         // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
         .target(name: "RepartoBench", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport", "AMQP", "Threading",
+            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport", "Analysis", "AMQP", "Threading",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -164,7 +165,7 @@ let package = Package(
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"], swiftSettings: swiftSettings),
         .testTarget(name: "RepartoBenchTests", dependencies: ["RepartoBench"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["Jobs", "RepartoCLI", "Postgres", "AMQP", "TableRead", "BookCatalog", "BookImport", "TerminalText", "Screenplay", "Speech", "Assets", "Operations", "RepartoConfiguration", "RepartoTestSupport", "Threading", "Generation", "Providers", "Analysis"], swiftSettings: swiftSettings),
-        .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "Jobs", "Generation", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DeployTests", dependencies: [
             "Operations", "RepartoTestSupport", .product(name: "Yams", package: "Yams"),
         ], swiftSettings: swiftSettings),

@@ -4,7 +4,18 @@ import Postgres
 import Providers
 import Screenplay
 
-/// The producer API of the script analysis: submit a script, read its results, search its scenes.
+/// The producer API of the script analysis: submit a script, follow it, read its results, retry
+/// what failed, search its scenes.
+///
+/// ```swift
+/// let analyses = AnalysisClient(postgres: pool)
+/// let id = try await analyses.submit(document: script, request: request, name: "pilot")
+/// var results = try await analyses.awaitResults(id, timeout: 600) { print($0.stage ?? "", $0.done, $0.total) }
+/// if results?.scenes.contains(where: { $0.summary == nil }) == true {
+///     try await analyses.retry(id)              // only the scenes that failed, then a new synopsis
+///     results = try await analyses.awaitResults(id, timeout: 600)
+/// }
+/// ```
 public struct AnalysisClient: Sendable {
     public let postgres: PostgresClient
 
@@ -32,6 +43,26 @@ public struct AnalysisClient: Sendable {
             _ = try JobClient.enqueue(jobs, in: connection)
         }
         return id
+    }
+
+    /// Follows the analysis until it finishes (per-stage progress through `onProgress`, LISTEN/NOTIFY
+    /// driven), then returns its results (nil when `id` is not an analysis).
+    /// - Throws: a timeout after `timeout` seconds, ``RepartoError`` for an unknown id, or the database's errors.
+    public func awaitResults(_ id: UUID, timeout: Double,
+                             onProgress: @escaping @Sendable (ProductionProgress) -> Void = { _ in }) async throws -> AnalysisResults? {
+        _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, onProgress: onProgress)
+        return try await results(id)
+    }
+
+    /// Runs again only what failed: the dead or cancelled jobs of the earliest stage that has any
+    /// (the scenes whose summary or embedding failed), with fresh attempts. The production goes back
+    /// to that stage, so once those scenes succeed the coordinator writes a new logline, synopsis and
+    /// character descriptions (answered from stored rows where their prompts did not change).
+    /// Scenes that succeeded are not asked again. Returns how many jobs were queued (0: nothing failed).
+    /// - Throws: ``RepartoError/notFound(what:id:)`` for an unknown id.
+    @discardableResult
+    public func retry(_ id: UUID) async throws -> Int {
+        try await JobClient(postgres: postgres).retry(id)
     }
 
     /// The analysis's results; nil when `id` is not an analysis.

@@ -7,7 +7,7 @@ public struct AnalysisRequest: Codable, Sendable, Equatable {
     public static let plan = "analysis"
 
     /// The stages, in order.
-    public enum Stage: String, Codable, Sendable {
+    public enum Stage: String, Codable, Sendable, CaseIterable {
         /// One `analysis.scene` job per scene: a summary and an embedding.
         case scenes
         /// One `analysis.synopsis` job: logline and synopsis from the summaries.

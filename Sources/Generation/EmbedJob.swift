@@ -77,6 +77,7 @@ struct EmbeddingGenerator: Sendable {
                 let usage = UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: id,
                                        model: rows.first?.model ?? model, capability: "embedding",
                                        inputTokens: embeddings.inputTokens ?? 0, characters: missing.reduce(0) { $0 + $1.count })
+                UsageMetrics.record(usage)
                 context.transactional { connection in
                     for row in rows { try GenerationRows.upsert(row, on: connection) }
                     try GenerationRows.insertUsage(usage, on: connection)
@@ -84,6 +85,7 @@ struct EmbeddingGenerator: Sendable {
             } else {
                 let usage = UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: id, model: model,
                                        capability: "embedding", reused: true)
+                UsageMetrics.record(usage)
                 context.transactional { try GenerationRows.insertUsage(usage, on: $0) }
             }
             for (index, key) in keys.enumerated() where ids[index] == nil { ids[index] = made[key]?.id }

@@ -56,6 +56,7 @@ struct ImageGenerator: Sendable {
             if !fresh, let stored = try await storage.lookup([key])[key], let path = stored.filePath, try await storage.isComplete(stored) {
                 let usage = UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: id, model: stored.model,
                                        capability: "image", reused: true)
+                UsageMetrics.record(usage)
                 context.transactional { try GenerationRows.insertUsage(usage, on: $0) }
                 return GenerateImageJob.Result(provider: id, model: stored.model, contentID: stored.id, contentKey: key, path: path,
                                                sha256: stored.sha256 ?? "", sizeBytes: stored.sizeBytes ?? 0, revisedPrompt: nil,
@@ -70,6 +71,7 @@ struct ImageGenerator: Sendable {
                                        filePath: record.path, sizeBytes: record.size, sha256: record.sha256, jobID: context.jobID)
             let usage = UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: id, model: image.model,
                                    capability: "image", characters: request.prompt.count, images: 1)
+            UsageMetrics.record(usage)
             context.transactional { connection in
                 try GenerationRows.upsert(row, on: connection)
                 try GenerationRows.insertUsage(usage, on: connection)

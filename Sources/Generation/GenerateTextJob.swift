@@ -94,6 +94,7 @@ struct TextGenerator: Sendable {
             let usage = UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: id, model: row.model,
                                    capability: "text", inputTokens: generated.inputTokens ?? 0, outputTokens: generated.outputTokens ?? 0,
                                    characters: (request.system ?? "").count + request.messages.reduce(0) { $0 + $1.content.count })
+            UsageMetrics.record(usage)
             context.transactional { connection in
                 try GenerationRows.upsert(row, on: connection)
                 try GenerationRows.insertUsage(usage, on: connection)
@@ -107,6 +108,7 @@ struct TextGenerator: Sendable {
         if result.reused {
             let usage = UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: result.provider,
                                    model: result.model, capability: "text", reused: true)
+            UsageMetrics.record(usage)
             context.transactional { try GenerationRows.insertUsage(usage, on: $0) }
         }
         return result

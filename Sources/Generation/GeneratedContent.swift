@@ -39,18 +39,22 @@ public struct UsageEntry: Sendable, Equatable, Codable {
     public var productionID: UUID?
     public var provider: String
     public var model: String
-    /// `text`, `embedding`, `image` (`speech` is the table read's).
+    /// `text`, `embedding`, `image`, or `speech` (the table read's `generate` jobs).
     public var capability: String
     public var inputTokens: Int
     public var outputTokens: Int
     /// Characters sent (prompt and messages, or the texts embedded).
     public var characters: Int
     public var images: Int
+    /// Seconds of audio synthesized (`speech`: the table read's voice is the model).
+    public var audioSeconds: Double
     public var reused: Bool
 
     public init(jobID: UUID, productionID: UUID?, provider: String, model: String, capability: String,
-                inputTokens: Int = 0, outputTokens: Int = 0, characters: Int = 0, images: Int = 0, reused: Bool = false) {
+                inputTokens: Int = 0, outputTokens: Int = 0, characters: Int = 0, images: Int = 0, audioSeconds: Double = 0,
+                reused: Bool = false) {
         (self.jobID, self.productionID, self.provider, self.model, self.capability) = (jobID, productionID, provider, model, capability)
-        (self.inputTokens, self.outputTokens, self.characters, self.images, self.reused) = (inputTokens, outputTokens, characters, images, reused)
+        (self.inputTokens, self.outputTokens, self.characters, self.images, self.audioSeconds, self.reused) =
+            (inputTokens, outputTokens, characters, images, audioSeconds, reused)
     }
 }

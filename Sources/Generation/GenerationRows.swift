@@ -46,10 +46,10 @@ public enum GenerationRows {
     public static func insertUsage(_ entry: UsageEntry, on connection: PostgresConnection) throws {
         _ = try connection.query("""
             INSERT INTO generation_usage (job_id, production_id, provider, model, capability, input_tokens, output_tokens,
-                                          characters, images, reused)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                          characters, images, audio_seconds, reused)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
             """, [entry.jobID, entry.productionID, entry.provider, entry.model, entry.capability, entry.inputTokens,
-                  entry.outputTokens, entry.characters, entry.images, entry.reused])
+                  entry.outputTokens, entry.characters, entry.images, entry.audioSeconds, entry.reused])
     }
 
     /// `{1,2.5,-3}` (PostgreSQL's text form of a float4[]) as floats.

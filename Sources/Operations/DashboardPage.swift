@@ -5,7 +5,8 @@
 /// `td[data-kind][data-field]` in the queue table; `[data-production][data-field]`;
 /// `#workers-alive`, `#workers-stale`, `#workers-stopped`; `#failures-count`;
 /// `#throughput-succeeded`, `#throughput-failed` and the chart `#throughput-chart`;
-/// `[data-limit][data-field]` in the limits table and `[data-paused]` for each paused queue or kind.
+/// `[data-limit][data-field]` in the limits table and `[data-paused]` for each paused queue or kind;
+/// `[data-usage][data-field]` in the usage table (`data-usage` is `provider/model/capability`).
 enum DashboardPage {
     static let html = #"""
 <!doctype html>
@@ -120,6 +121,13 @@ th { color:var(--muted); font-weight:500; font-size:12px; }
       <tbody id="book-import-rows"></tbody>
     </table>
   </section>
+  <section id="usage">
+    <h2>Generation usage, last 24 hours</h2>
+    <table>
+      <thead><tr><th>provider</th><th>model</th><th>capability</th><th>calls</th><th>reused</th><th>tokens in</th><th>tokens out</th><th>characters</th><th>images</th><th>audio s</th></tr></thead>
+      <tbody id="usage-rows"></tbody>
+    </table>
+  </section>
   <section id="failures">
     <h2>Recent failures (<span id="failures-count">–</span>)</h2>
     <div id="failure-rows"></div>
@@ -214,6 +222,17 @@ function renderControls(limits, pauses, now) {
       cell("tokens", l.tokens == null ? "–" : l.tokens.toFixed(2)) + cell("blocked", l.blocked_until ? ago(l.blocked_until, now) : "–") + '</tr>';
   }).join("");
 }
+function renderUsage(rows) {
+  const body = document.getElementById("usage-rows");
+  if (!rows.length) { body.innerHTML = '<tr><td class="empty" colspan="10">no generation in the last day</td></tr>'; return; }
+  body.innerHTML = rows.map(u => {
+    const key = esc(u.provider + "/" + u.model + "/" + u.capability);
+    const cell = (f, v) => '<td data-usage="' + key + '" data-field="' + f + '">' + v + '</td>';
+    return '<tr><td>' + esc(u.provider) + '</td><td>' + esc(u.model) + '</td><td>' + esc(u.capability) + '</td>' +
+      cell("calls", u.calls) + cell("reused", u.reused) + cell("input_tokens", u.input_tokens) + cell("output_tokens", u.output_tokens) +
+      cell("characters", u.characters) + cell("images", u.images) + cell("audio_seconds", u.audio_seconds.toFixed(2)) + '</tr>';
+  }).join("");
+}
 function renderFailures(rows, now) {
   text("failures-count", rows.length);
   const box = document.getElementById("failure-rows");
@@ -259,6 +278,7 @@ async function refresh() {
     renderFailures(data.failures, now);
     renderControls(data.limits, data.pauses, now);
     renderBookImports(data.book_imports, now);
+    renderUsage(data.usage);
     renderThroughput(data.throughput, now);
     text("updated-at", new Date(now).toISOString().replace("T", " ").slice(0, 19) + " UTC");
     text("error-text", "");

@@ -33,7 +33,8 @@ public enum DashboardQueries {
                 failures: try failureRows(limit: limit, on: connection),
                 throughput: try throughput(on: connection),
                 limits: try limitRows(on: connection),
-                pauses: try pauseRows(on: connection))
+                pauses: try pauseRows(on: connection),
+                usage: try usageRows(on: connection))
             snapshot.bookImports = try bookImportRows(limit: limit, on: connection)
             return snapshot
         }
@@ -165,6 +166,22 @@ public enum DashboardQueries {
             DashboardSnapshot.PauseRow(scope: row.string("scope") ?? "", name: row.string("name") ?? "",
                                        pausedAt: row.date("paused_at"), parked: row.int("parked") ?? 0)
         }
+    }
+
+    @available(*, noasync)
+    static func usageRows(on connection: PostgresConnection) throws -> [DashboardSnapshot.UsageRow] {
+        try connection.query("""
+            SELECT provider, model, capability, calls, reused, input_tokens, output_tokens, characters, images,
+                   audio_seconds, last_used_at
+            FROM ops.generation_usage ORDER BY provider, capability, model
+            """).map { row in
+                DashboardSnapshot.UsageRow(
+                    provider: row.string("provider") ?? "", model: row.string("model") ?? "",
+                    capability: row.string("capability") ?? "", calls: row.int("calls") ?? 0, reused: row.int("reused") ?? 0,
+                    inputTokens: row.int64("input_tokens") ?? 0, outputTokens: row.int64("output_tokens") ?? 0,
+                    characters: row.int64("characters") ?? 0, images: row.int64("images") ?? 0,
+                    audioSeconds: row.double("audio_seconds") ?? 0, lastUsedAt: row.date("last_used_at"))
+            }
     }
 
     /// Whether the database answers (the dashboard's readiness).

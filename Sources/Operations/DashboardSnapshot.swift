@@ -49,6 +49,28 @@ public struct DashboardSnapshot: Codable, Sendable, Equatable {
         public var startedAt: Date?
     }
 
+    /// `ops.generation_usage`: the usage ledger of the last 24 hours per provider, model and capability.
+    public var usage: [UsageRow] = []
+
+    /// What one provider and model used for one capability in the last 24 hours.
+    public struct UsageRow: Codable, Sendable, Equatable {
+        public var provider: String
+        /// The model (for `speech`, the voice).
+        public var model: String
+        /// `speech`, `text`, `embedding` or `image`.
+        public var capability: String
+        /// Provider calls that answered.
+        public var calls: Int
+        /// Results answered from stored rows instead.
+        public var reused: Int
+        public var inputTokens: Int64
+        public var outputTokens: Int64
+        public var characters: Int64
+        public var images: Int64
+        public var audioSeconds: Double
+        public var lastUsedAt: Date?
+    }
+
     /// A cluster-wide limit and its use.
     public struct LimitRow: Codable, Sendable, Equatable {
         public var name: String

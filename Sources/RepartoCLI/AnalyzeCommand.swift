@@ -44,8 +44,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
             let id = try await client.submit(document: document, request: request, name: name ?? request.sourceName)
             print("production \(id.uuidString.lowercased())")
             guard wait else { return nil }
-            _ = try await JobClient(postgres: postgres).awaitProduction(id, timeout: timeout, logger: logger)
-            return try await client.results(id)
+            return try await client.awaitResults(id, timeout: timeout)
         }
         if let results { print(json ? try JSONText.pretty(results) : AnalysisText.results(results), terminator: "") }
     }

@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Foundation
 import Jobs
@@ -25,6 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
             let stages = switch first.plan {
             case TableReadRequest.plan: TableReadRequest.Stage.allCases.map(\.rawValue)
             case BookImportRequest.plan: BookImportRequest.Stage.allCases.map(\.rawValue)
+            case AnalysisRequest.plan: AnalysisRequest.Stage.allCases.map(\.rawValue)
             default: [String]()
             }
             let view = StageProgressView(stageOrder: stages)

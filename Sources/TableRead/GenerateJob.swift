@@ -1,6 +1,7 @@
 import Assets
 import Dispatch
 import Foundation
+import Generation
 import Jobs
 import Logging
 import Postgres
@@ -208,6 +209,7 @@ public struct SpeechGenerator: Sendable {
         let store = try await self.store()
         var entries: [GenerateJob.Result.Entry] = []
         var rows: [GeneratedContentRow] = []
+        var usage: [UsageEntry] = []
         for (index, item) in job.items.enumerated() {
             let key = item.contentKey
             let synthesizer = SpeechSynthesizer(registry: providers)
@@ -236,11 +238,21 @@ public struct SpeechGenerator: Sendable {
                 jobID: context.jobID))
             entries.append(.init(contentKey: key.description, path: record.path, sha256: record.sha256, sizeBytes: record.size,
                                  durationSeconds: levels.duration, reused: reused))
+            // One ledger line per line spoken: the voice is the model; a reuse records zeros.
+            usage.append(reused
+                ? UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: item.providerID,
+                             model: item.voice, capability: "speech", reused: true)
+                : UsageEntry(jobID: context.jobID, productionID: context.productionID, provider: item.providerID,
+                             model: item.voice, capability: "speech", characters: item.text.count,
+                             audioSeconds: levels.duration))
             context.logger.debug("generated line", metadata: ["item": "\(index)", "reused": "\(reused)", "path": "\(record.path)"])
         }
         let batch = rows
+        let ledger = usage
+        for entry in ledger { UsageMetrics.record(entry) }
         context.transactional { connection in
             for row in batch { try row.insert(on: connection) }
+            for entry in ledger { try GenerationRows.insertUsage(entry, on: connection) }
         }
         return GenerateJob.Result(items: entries)
     }

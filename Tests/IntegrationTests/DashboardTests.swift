@@ -49,6 +49,17 @@ struct DashboardTests {
                 ('ghost', 'ghost-host', 1, '{default}', 2, 1000, now() - interval '1 hour'),
                 ('steady', 'steady-host', 2, '{default,parse}', 8, 3600000, now())
             """)
+        // The usage ledger: two text calls and a reuse, a speech line, and a call older than the
+        // panel's 24 hours.
+        _ = try await cluster.postgres.query("""
+            INSERT INTO generation_usage (job_id, provider, model, capability, input_tokens, output_tokens, characters,
+                                          images, audio_seconds, reused, created_at) VALUES
+                (gen_random_uuid(), 'open<ai>', 'gpt-x', 'text', 120, 30, 400, 0, 0, false, now()),
+                (gen_random_uuid(), 'open<ai>', 'gpt-x', 'text', 80, 20, 300, 0, 0, false, now()),
+                (gen_random_uuid(), 'open<ai>', 'gpt-x', 'text', 0, 0, 0, 0, 0, true, now()),
+                (gen_random_uuid(), 'espeak-ng', 'en-us', 'speech', 0, 0, 12, 0, 1.5, false, now()),
+                (gen_random_uuid(), 'open<ai>', 'gpt-x', 'text', 999, 999, 999, 0, 0, false, now() - interval '25 hours')
+            """)
         return (cluster, production)
     }
 
@@ -184,6 +195,12 @@ struct DashboardTests {
         let limit = try #require(snapshot.limits.first)
         #expect(limit.concurrency == 3 && limit.burst == 4 && limit.running == 0 && limit.tokens == 4)
         #expect(snapshot.pauses.map { "\($0.scope):\($0.name)" } == ["queue:archive"])
+        #expect(snapshot.usage.map { "\($0.provider)/\($0.model)/\($0.capability)" } == ["espeak-ng/en-us/speech", "open<ai>/gpt-x/text"])
+        let text = try #require(snapshot.usage.first { $0.capability == "text" })
+        #expect((text.calls, text.reused, text.inputTokens, text.outputTokens, text.characters) == (2, 1, 200, 50, 700),
+                "the last 24 hours only")
+        let speech = try #require(snapshot.usage.first { $0.capability == "speech" })
+        #expect(speech.audioSeconds == 1.5 && speech.calls == 1 && speech.lastUsedAt != nil)
 
         // Each separate endpoint answers with its part.
         for (path, key) in [("queues", "totals"), ("productions", "productions"), ("workers", "worker_counts"),
@@ -242,6 +259,9 @@ struct DashboardTests {
         #expect(dom.contains("data-succeeded="), "the throughput chart has bars")
         #expect(Self.value(in: dom, after: "data-limit=\"provider:&lt;test&gt;\" data-field=\"running\">") == "0", "limits are shown, escaped")
         #expect(dom.contains("data-paused=\"queue:archive\""), "paused queues are shown")
+        #expect(Self.value(in: dom, after: "data-usage=\"open&lt;ai&gt;/gpt-x/text\" data-field=\"input_tokens\">") == "200",
+                "the usage ledger is shown, escaped")
+        #expect(Self.value(in: dom, after: "data-usage=\"espeak-ng/en-us/speech\" data-field=\"audio_seconds\">") == "1.50")
 
         // A screenshot, kept as a test artifact.
         let artifacts = TestEnvironment.repositoryRoot.appendingPathComponent("test-artifacts")

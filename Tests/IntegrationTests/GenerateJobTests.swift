@@ -102,6 +102,22 @@ struct GenerateJobTests {
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content") == 3)
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content WHERE job_id = $1", [second]) == 0)
 
+        // The usage ledger: one speech line per line spoken, the voice as the model and the
+        // seconds of audio; the reuses record zeros.
+        let ledger = try await cluster.postgres.query("""
+            SELECT job_id, provider, model, characters, audio_seconds, reused FROM generation_usage
+            WHERE capability = 'speech' ORDER BY job_id = $1 DESC, model
+            """, [first])
+        #expect(ledger.count == 6)
+        let spoken = ledger.filter { $0.uuid("job_id") == first }
+        #expect(spoken.map { $0.string("model") ?? "" } == ["en-gb", "en-us", "en-us+Alicia"])
+        #expect(spoken.allSatisfy { $0.string("provider") == "espeak-ng" && $0.bool("reused") == false })
+        let seconds = spoken.compactMap { $0.double("audio_seconds") }.reduce(0, +)
+        #expect(abs(seconds - result.items.map(\.durationSeconds).reduce(0, +)) < 0.001)
+        #expect(spoken.compactMap { $0.int("characters") }.reduce(0, +) == Self.lines.map(\.text.count).reduce(0, +))
+        let reusedLines = ledger.filter { $0.uuid("job_id") == second }
+        #expect(reusedLines.count == 3 && reusedLines.allSatisfy { $0.bool("reused") == true && $0.double("audio_seconds") == 0 })
+
         try await worker.stop()
         await cluster.shutdown()
     }
