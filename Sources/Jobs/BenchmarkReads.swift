@@ -63,15 +63,23 @@ public enum BenchmarkReads {
             """, [host]).compactMap { $0.int32("pid") }
     }
 
-    /// When each job of `production` started (for a limited job: the instant its limit admitted
-    /// it), as seconds since 1970, in order; and the deferrals and attempts beyond the first in all.
-    public static func starts(production: UUID, on postgres: PostgresClient) async throws
+    /// When each job of `production` (of `kind`, when given) started (for a limited job: the
+    /// instant its limit admitted it), as seconds since 1970, in order; and the deferrals and
+    /// attempts beyond the first in all.
+    public static func starts(production: UUID, kind: String? = nil, on postgres: PostgresClient) async throws
         -> (seconds: [Double], deferrals: Int, extraAttempts: Int) {
         let rows = try await postgres.query("""
             SELECT extract(epoch FROM started_at)::float8 AS s, deferrals, attempts FROM jobs
-            WHERE production_id = $1 AND started_at IS NOT NULL ORDER BY started_at
-            """, [production])
+            WHERE production_id = $1 AND started_at IS NOT NULL AND ($2::text IS NULL OR kind = $2) ORDER BY started_at
+            """, [production, kind])
         return (rows.compactMap { $0.double("s") }, rows.reduce(0) { $0 + ($1.int("deferrals") ?? 0) },
                 rows.reduce(0) { $0 + max(0, ($1.int("attempts") ?? 1) - 1) })
+    }
+
+    /// Seconds from a production's creation to its end (0 while it runs).
+    public static func productionSeconds(_ production: UUID, on postgres: PostgresClient) async throws -> Double {
+        try await postgres.query("""
+            SELECT extract(epoch FROM finished_at - created_at)::float8 AS total FROM productions WHERE id = $1
+            """, [production]).first?.double("total") ?? 0
     }
 }

@@ -137,13 +137,8 @@ public struct AnalysisBenchmark: Sendable {
         let id = try await client.submit(document: document, request: request, name: "bench analyze \(scenes)")
         guard let results = try await client.awaitResults(id, timeout: 600) else { throw BenchError("the analysis has no results") }
         let progress = try await JobClient(postgres: postgres).progress(id)
-        let starts = try await postgres.query("""
-            SELECT extract(epoch FROM started_at)::float8 AS s FROM jobs
-            WHERE production_id = $1 AND kind = 'analysis.scene' AND started_at IS NOT NULL ORDER BY started_at
-            """, [id]).compactMap { $0.double("s") }
-        let span = try await postgres.query("""
-            SELECT extract(epoch FROM finished_at - created_at)::float8 AS total FROM productions WHERE id = $1
-            """, [id]).first?.double("total") ?? 0
+        let starts = try await BenchmarkReads.starts(production: id, kind: SceneAnalysisJob.kind, on: postgres).seconds
+        let span = try await BenchmarkReads.productionSeconds(id, on: postgres)
         // The first `burst` scenes admitted at once, the rest at the limit, the last one's two calls,
         // then the synopsis stage (logline and synopsis one after the other, characters beside them).
         let ideal = Self.ideal(scenes: scenes, rate: rate, burst: burst, roundTrip: roundTrip)
