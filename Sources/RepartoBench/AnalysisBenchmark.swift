@@ -1,5 +1,6 @@
 import Analysis
 import Foundation
+import Threading
 import Jobs
 import Logging
 import Postgres
@@ -112,19 +113,13 @@ public struct AnalysisBenchmark: Sendable {
                       "--drain-timeout", "5"] + common
         let executable = SpeechClusterBench.executable.path
         var children: [Process] = []
-        do {
+        return try await withCleanup {
             children.append(try ChildProcess.start((executable, ["coordinator"] + common), environment: environment))
             for _ in 0..<workers { children.append(try ChildProcess.start((executable, worker), environment: environment)) }
-            let report = try await measure(database.postgres, logger: logger)
-            for child in children { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
+            return try await measure(database.postgres, logger: logger)
+        } cleanup: {
+            await ChildProcess.stop(children)
             await database.drop()
-            return report
-        } catch {
-            for child in children { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
-            await database.drop()
-            throw error
         }
     }
 

@@ -28,6 +28,12 @@ enum ChildProcess {
         return process
     }
 
+    /// Ends `children` (SIGTERM to those still running) and waits for each to exit.
+    static func stop(_ children: [Process]) async {
+        for child in children where child.isRunning { child.terminate() }
+        for child in children { _ = await exitStatus(child) }
+    }
+
     /// Blocking: runs `command` with this process's standard output and error and returns its
     /// exit status. Only for threads of the caller's own (see ``ProcessPool``).
     @available(*, noasync)

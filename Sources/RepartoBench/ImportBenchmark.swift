@@ -90,14 +90,12 @@ public struct ImportBenchmark: Sendable {
                 lines.append(String(format: "limited: %d books under %.0f requests/s: %.2f requests/s achieved (%.1f%% of the limit), %.1f s; state %@",
                                     limited.books, rate, limited.requestRate, 100 * limited.requestRate / rate, limited.seconds, limited.state))
             }
-            for child in children { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
+            await ChildProcess.stop(children)
             await database.drop()
             await Self.deleteQueue(namespace: namespace, amqp: amqp)
             report(lines.joined(separator: "\n"))
         } catch {
-            for child in children where child.isRunning { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
+            await ChildProcess.stop(children)
             await database.drop()
             await Self.deleteQueue(namespace: namespace, amqp: amqp)
             throw error

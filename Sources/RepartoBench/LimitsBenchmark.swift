@@ -1,4 +1,5 @@
 import Foundation
+import Threading
 import Jobs
 import Logging
 import Postgres
@@ -79,18 +80,11 @@ public struct LimitsBenchmark: Sendable {
         let children = try (0..<workers).map { _ in
             try ChildProcess.start((SpeechClusterBench.executable.path, arguments), environment: environment)
         }
-        defer { for child in children where child.isRunning { child.terminate() } }
-        do {
-            let report = try await measure(database.postgres, logger: logger)
-            for child in children { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
+        return try await withCleanup {
+            try await measure(database.postgres, logger: logger)
+        } cleanup: {
+            await ChildProcess.stop(children)
             await database.drop()
-            return report
-        } catch {
-            for child in children { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
-            await database.drop()
-            throw error
         }
     }
 

@@ -193,12 +193,10 @@ public struct SpeechClusterBench: Sendable {
         }
         do {
             let sample = try await measureWorkers(children, database: database, tag: tag, audit: &audit)
-            for child in children { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
+            await ChildProcess.stop(children)
             return sample
         } catch {
-            for child in children where child.isRunning { child.terminate() }
-            for child in children { _ = await ChildProcess.exitStatus(child) }
+            await ChildProcess.stop(children)
             let tail = logs.compactMap { try? String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
                 .split(separator: "\n").suffix(3).joined(separator: " | ")
             throw BenchError("\(error)" + (tail.isEmpty ? "" : " (worker log: \(tail))"))
