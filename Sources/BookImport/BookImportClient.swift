@@ -82,10 +82,7 @@ public struct BookImportClient: Sendable {
             do { export = try BookExport.read(Array(data), format: options.format, maxBytes: options.maxBytes) } catch let error as ExportReadError {
                 throw BookImportError.notAnExport(file.path, error)
             }
-            let path = "sources/\(AssetStore.sha256(data)).csv"
-            let store = try AssetStore(root: root)
-            if try !store.claimBlocking(path) { _ = try store.writeBlocking(data, to: path, mimeType: "text/csv") }
-            return (path, export.format)
+            return (try AssetStore(root: root).storeSourceBlocking(data, extension: "csv", mimeType: "text/csv"), export.format)
         }
         let request = BookImportRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format,
                                         prune: options.prune, priority: options.priority, enrich: options.enrich,

@@ -81,12 +81,8 @@ public struct TableReadClient: Sendable {
                     throw TableReadError.invalidOption("\(error)")
                 }
             }
-            let digest = AssetStore.sha256(data)
             let ext = file.pathExtension.isEmpty ? document.format.rawValue : file.pathExtension.lowercased()
-            let path = "sources/\(digest).\(AssetPath.sanitize(ext))"
-            let store = try AssetStore(root: root)
-            if try !store.claimBlocking(path) { try store.writeBlocking(data, to: path, mimeType: "text/plain") }
-            return (path, document.format)
+            return (try AssetStore(root: root).storeSourceBlocking(data, extension: ext, mimeType: "text/plain"), document.format)
         }
         let request = TableReadRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format.rawValue,
                                        cast: options.cast, announceCharacters: options.announceCharacters,

@@ -57,6 +57,21 @@ struct AssetLifecycleTests {
         #expect(try !store.removeIdleBlocking(path, idleBefore: idleBefore), "nothing left to remove")
     }
 
+    @Test func aSourceIsStoredByItsContentAndAResubmissionOnlyClaimsIt() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try AssetStore(root: dir.url)
+        let data = Data("Title: Test\n\nINT. HALL - DAY\n".utf8)
+        let path = try store.storeSourceBlocking(data, extension: "Fountain?", mimeType: "text/plain")
+        #expect(path == "sources/\(AssetStore.sha256(data)).\(AssetPath.sanitize("Fountain?"))")
+        #expect(try store.readBlocking(path) == data)
+        try age(path, in: store, by: 7200)
+        let idleBefore = Date().addingTimeInterval(-3600)
+        #expect(try store.storeSourceBlocking(data, extension: "Fountain?", mimeType: "text/plain") == path)
+        #expect(try !store.removeIdleBlocking(path, idleBefore: idleBefore), "the resubmission claimed it: not idle")
+        #expect(try store.storeSourceBlocking(Data("other".utf8), extension: "csv", mimeType: "text/csv") != path)
+    }
+
     @Test func aRemovedProductionFolderGoesWhenItsLastFileGoes() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
