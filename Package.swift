@@ -71,15 +71,20 @@ let package = Package(
             "Threading",
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
+        // The HTTP round trip every HTTP client shares: bodies under a cap, failures, Retry-After, redaction.
+        .target(name: "HTTPExchange", dependencies: [
+            "RepartoConfiguration",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
-            "CEspeakNG", "CFlite", "Assets", "Screenplay", "Threading", "RepartoConfiguration",
+            "CEspeakNG", "CFlite", "Assets", "Screenplay", "Threading", "RepartoConfiguration", "HTTPExchange",
             .product(name: "Yams", package: "Yams"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
         // MARK: generation providers: text, embeddings, images over HTTP (OpenAI-compatible, Anthropic)
         .target(name: "Providers", dependencies: [
-            "RepartoConfiguration",
+            "RepartoConfiguration", "HTTPExchange",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
 
@@ -104,7 +109,7 @@ let package = Package(
 
         // MARK: production types: the book import (a library export parsed into the book catalog)
         .target(name: "BookImport", dependencies: [
-            "BookCatalog", "Jobs", "Postgres", "Assets", "Threading", "RepartoConfiguration",
+            "BookCatalog", "Jobs", "Postgres", "Assets", "Threading", "RepartoConfiguration", "HTTPExchange",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], exclude: ["README.md"], swiftSettings: swiftSettings),
@@ -155,7 +160,7 @@ let package = Package(
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "BookImportTests", dependencies: ["BookImport", "Jobs"], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport", "HTTPExchange"], swiftSettings: swiftSettings),
         .testTarget(name: "GenerationTests", dependencies: ["Generation", "Providers", "Analysis", "Screenplay", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPExchange
 import Postgres
 
 /// GETs from the book services through the shared PostgreSQL cache: a fresh cached answer is
@@ -59,42 +60,35 @@ struct BookServiceClient: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await http.execute(request, timeout: .milliseconds(Int64(settings.timeout * 1000)))
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            throw BookServiceError.timeout(service: service)
         } catch {
-            throw BookServiceError.unreachable(service: service, reason: redact(String(describing: error)))
+            throw Self.error(HTTPExchange.failure(sending: error, secret: settings.googleBooksKey), service: service)
         }
         let status = Int(response.status.code)
         if status == 429 || status == 503 {
-            let after = response.headers.first(name: "retry-after").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            throw BookServiceError.rateLimited(service: service, status: status, retryAfter: after)
+            throw BookServiceError.rateLimited(service: service, status: status,
+                                               retryAfter: HTTPExchange.retryAfter(response.headers.first(name: "retry-after")))
         }
         if (500...599).contains(status) { throw BookServiceError.serverError(service: service, status: status) }
         guard status == 200 || status == 404 else { throw BookServiceError.rejected(service: service, status: status) }
-        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
-        if let expected, expected > limit { throw BookServiceError.tooLarge(service: service, limit: limit) }
-        var body: [UInt8] = []
-        do {
-            for try await chunk in response.body {
-                body.append(contentsOf: chunk.readableBytesView)
-                if body.count > limit { throw BookServiceError.tooLarge(service: service, limit: limit) }
-            }
-        } catch let error as BookServiceError {
-            throw error
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw BookServiceError.timeout(service: service)
-        } catch {
-            throw BookServiceError.truncated(service: service, expected: expected, received: body.count)
+        if let expected = response.headers.first(name: "content-length").flatMap(Int.init), expected > limit {
+            throw BookServiceError.tooLarge(service: service, limit: limit)
         }
-        if let expected, body.count < expected {
-            throw BookServiceError.truncated(service: service, expected: expected, received: body.count)
+        let body: [UInt8]
+        do { body = [UInt8](try await HTTPExchange.body(of: response, limit: limit)) } catch {
+            throw Self.error(error, service: service)
         }
         return (status, body)
     }
 
     /// `url` without the Google Books key.
-    func redact(_ text: String) -> String {
-        guard let key = settings.googleBooksKey?.value, !key.isEmpty else { return text }
-        return text.replacingOccurrences(of: key, with: "<redacted>")
+    func redact(_ text: String) -> String { HTTPExchange.redact(text, secret: settings.googleBooksKey) }
+
+    static func error(_ failure: HTTPExchange.Failure, service: String) -> BookServiceError {
+        switch failure {
+        case .timeout: .timeout(service: service)
+        case let .cutShort(expected, received): .truncated(service: service, expected: expected, received: received)
+        case let .tooLarge(limit, _): .tooLarge(service: service, limit: limit)
+        case let .unreachable(reason): .unreachable(service: service, reason: reason)
+        }
     }
 }

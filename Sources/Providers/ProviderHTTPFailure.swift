@@ -1,4 +1,5 @@
 import Foundation
+import HTTPExchange
 import RepartoConfiguration
 
 /// How a non-2xx answer of an OpenAI-compatible or Anthropic API becomes a ``ProviderError``.
@@ -41,14 +42,7 @@ public enum ProviderHTTPFailure {
         if let ms = headers["retry-after-ms"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), ms >= 0, ms.isFinite {
             return ms / 1000
         }
-        guard let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value) { return seconds >= 0 && seconds.isFinite ? seconds : nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return HTTPExchange.retryAfter(headers["retry-after"], now: now)
     }
 
     /// The fields of either API's error object that decide what an error is.
@@ -72,7 +66,6 @@ public enum ProviderHTTPFailure {
 
     /// The text with the secret's value replaced.
     public static func redact(_ text: String, secret: Secret?) -> String {
-        guard let secret, !secret.value.isEmpty else { return text }
-        return text.replacingOccurrences(of: secret.value, with: "<redacted>")
+        HTTPExchange.redact(text, secret: secret)
     }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPExchange
 import NIOCore
 import RepartoConfiguration
 
@@ -39,31 +40,16 @@ public struct ProviderHTTPTransport: Sendable {
         let deadline = NIODeadline.now() + .milliseconds(Int64((timeout * 1000).rounded()))
 
         let response: HTTPClientResponse
+        let bytes: Data
         do {
             response = try await client.execute(request, deadline: deadline)
+            bytes = try await HTTPExchange.body(of: response, limit: maxResponseBytes)
+        } catch let failure as HTTPExchange.Failure {
+            throw error(failure)
         } catch {
-            throw mapTransport(error, secret: secret)
+            throw self.error(HTTPExchange.failure(sending: error, secret: secret))
         }
         let status = Int(response.status.code)
-        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
-        var bytes = Data()
-        do {
-            for try await chunk in response.body {
-                bytes.append(contentsOf: chunk.readableBytesView)
-                if bytes.count > maxResponseBytes {
-                    throw ProviderError.malformedResponse(provider: provider, reason: "response larger than \(maxResponseBytes) bytes",
-                                                          bodyPrefix: ProviderError.prefix(of: bytes))
-                }
-            }
-        } catch let error as ProviderError {
-            throw error
-        } catch {
-            if let e = error as? HTTPClientError, e == .deadlineExceeded || e == .readTimeout { throw .timeout(provider: provider) }
-            throw .truncatedResponse(provider: provider, expected: expected, received: bytes.count)
-        }
-        if let expected, bytes.count < expected {
-            throw .truncatedResponse(provider: provider, expected: expected, received: bytes.count)
-        }
         guard (200..<300).contains(status) else {
             var names: [String: String] = [:]
             for header in response.headers { names[header.name.lowercased()] = header.value }
@@ -72,12 +58,14 @@ public struct ProviderHTTPTransport: Sendable {
         return Response(status: status, body: bytes)
     }
 
-    private func mapTransport(_ error: any Error, secret: Secret?) -> ProviderError {
-        if let e = error as? HTTPClientError {
-            if e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout { return .timeout(provider: provider) }
-            if e == .remoteConnectionClosed { return .truncatedResponse(provider: provider, expected: nil, received: 0) }
+    private func error(_ failure: HTTPExchange.Failure) -> ProviderError {
+        switch failure {
+        case .timeout: .timeout(provider: provider)
+        case let .cutShort(expected, received): .truncatedResponse(provider: provider, expected: expected, received: received)
+        case let .tooLarge(limit, prefix):
+            .malformedResponse(provider: provider, reason: "response larger than \(limit) bytes", bodyPrefix: ProviderError.prefix(of: prefix))
+        case let .unreachable(reason): .connectionFailed(provider: provider, reason: reason)
         }
-        return .connectionFailed(provider: provider, reason: ProviderHTTPFailure.redact(String(describing: error), secret: secret))
     }
 
     /// A base URL without a trailing `/` or `/v1`, so `OPENAI_BASE_URL=http://127.0.0.1:11434/v1`

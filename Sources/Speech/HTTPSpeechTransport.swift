@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPExchange
 import RepartoConfiguration
 
 /// The HTTP round trip shared by the HTTP providers, with every failure mapped to ``SpeechError``.
@@ -28,30 +29,16 @@ struct HTTPSpeechTransport: Sendable {
         let millis = Int64((timeout * 1000).rounded())
 
         let response: HTTPClientResponse
+        let bytes: Data
         do {
             response = try await client.execute(request, timeout: .milliseconds(millis))
+            bytes = try await HTTPExchange.body(of: response, limit: maxResponseBytes)
+        } catch let failure as HTTPExchange.Failure {
+            throw error(failure)
         } catch {
-            throw mapTransport(error, secret: secret)
+            throw self.error(HTTPExchange.failure(sending: error, secret: secret))
         }
         let status = Int(response.status.code)
-        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
-        var bytes = Data()
-        do {
-            for try await chunk in response.body {
-                bytes.append(contentsOf: chunk.readableBytesView)
-                if bytes.count > maxResponseBytes {
-                    throw SpeechError.invalidAudio(provider: provider, reason: "response larger than \(maxResponseBytes) bytes")
-                }
-            }
-        } catch let error as SpeechError {
-            throw error
-        } catch {
-            if let e = error as? HTTPClientError, e == .deadlineExceeded || e == .readTimeout { throw SpeechError.timeout(provider: provider) }
-            throw SpeechError.truncatedResponse(provider: provider, expected: expected, received: bytes.count)
-        }
-        if let expected, bytes.count < expected {
-            throw SpeechError.truncatedResponse(provider: provider, expected: expected, received: bytes.count)
-        }
         guard (200..<300).contains(status) else {
             throw Self.statusError(provider: provider, status: status,
                                    retryAfter: response.headers.first(name: "retry-after"), body: bytes, secret: secret)
@@ -59,34 +46,23 @@ struct HTTPSpeechTransport: Sendable {
         return Response(status: status, contentType: response.headers.first(name: "content-type"), body: bytes)
     }
 
-    private func mapTransport(_ error: any Error, secret: Secret?) -> SpeechError {
-        if let e = error as? HTTPClientError {
-            if e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout { return .timeout(provider: provider) }
-            if e == .remoteConnectionClosed { return .truncatedResponse(provider: provider, expected: nil, received: 0) }
+    private func error(_ failure: HTTPExchange.Failure) -> SpeechError {
+        switch failure {
+        case .timeout: .timeout(provider: provider)
+        case let .cutShort(expected, received): .truncatedResponse(provider: provider, expected: expected, received: received)
+        case let .tooLarge(limit, _): .invalidAudio(provider: provider, reason: "response larger than \(limit) bytes")
+        case let .unreachable(reason): .connectionFailed(provider: provider, reason: reason)
         }
-        return .connectionFailed(provider: provider, reason: Self.redact(String(describing: error), secret: secret))
     }
 
     /// Maps a non-2xx status to the matching error.
     static func statusError(provider: String, status: Int, retryAfter: String?, body: Data, secret: Secret?) -> SpeechError {
         switch status {
-        case 429: return .rateLimited(provider: provider, retryAfter: retryAfter.flatMap(parseRetryAfter))
+        case 429: return .rateLimited(provider: provider, retryAfter: HTTPExchange.retryAfter(retryAfter))
         case 401, 403: return .unauthorized(provider: provider, status: status)
         case 500...599: return .serverError(provider: provider, status: status)
         default: return .rejected(provider: provider, status: status, message: providerMessage(body, secret: secret))
         }
-    }
-
-    /// `Retry-After` as seconds: either delta-seconds or an HTTP date.
-    static func parseRetryAfter(_ value: String) -> TimeInterval? {
-        let v = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(v), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: v) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
     }
 
     /// A short explanation from a JSON error body (`{"error":{"message"}}` or `{"detail":{"message"}}`
@@ -102,12 +78,7 @@ struct HTTPSpeechTransport: Sendable {
             if !messages.isEmpty { message = messages.joined(separator: "; ") }
         }
         if message == nil { message = (json["detail"] as? String) ?? (json["error"] as? String) ?? (json["message"] as? String) }
-        return message.map { String(redact($0, secret: secret).prefix(200)) }
-    }
-
-    static func redact(_ text: String, secret: Secret?) -> String {
-        guard let secret, !secret.value.isEmpty else { return text }
-        return text.replacingOccurrences(of: secret.value, with: "<redacted>")
+        return message.map { String(HTTPExchange.redact($0, secret: secret).prefix(200)) }
     }
 
     /// Rejects bodies that are clearly not audio (JSON, HTML, text) by content type or first bytes.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPExchange
 import RepartoTestSupport
 import RepartoConfiguration
 import Testing
@@ -361,9 +362,9 @@ import Testing
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let parsed = try #require(HTTPSpeechTransport.parseRetryAfter(formatter.string(from: future)))
+        let parsed = try #require(HTTPExchange.retryAfter(formatter.string(from: future)))
         #expect(parsed > 100 && parsed <= 120)
-        #expect(HTTPSpeechTransport.parseRetryAfter("soon") == nil)
+        #expect(HTTPExchange.retryAfter("soon") == nil)
     }
 
     @Test func refusedConnectionIsRetryable() async throws {
