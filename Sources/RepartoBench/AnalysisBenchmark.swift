@@ -29,11 +29,12 @@ public struct AnalysisBenchmark: Sendable {
     /// Extra `reparto worker` / `coordinator` arguments (`--env-file`, `--amqp-url`).
     public var childArguments: [String]
 
-    public init(scenes: Int = 120, rate: Double = 20, burst: Double = 1, workers: Int = 2, concurrency: Int = 16,
+    /// - Parameter burst: the limit's burst; nil: the limits' default (``LimitSpec/defaultBurst(rate:)``).
+    public init(scenes: Int = 120, rate: Double = 20, burst: Double? = nil, workers: Int = 2, concurrency: Int = 16,
                 roundTrip: Double = 0.2, textProvider: String = "openai", embeddingProvider: String = "openai",
                 childArguments: [String] = []) {
         (self.scenes, self.rate, self.burst, self.workers, self.concurrency, self.roundTrip) =
-            (scenes, rate, burst, workers, concurrency, roundTrip)
+            (scenes, rate, burst ?? LimitSpec.defaultBurst(rate: rate), workers, concurrency, roundTrip)
         (self.textProvider, self.embeddingProvider, self.childArguments) = (textProvider, embeddingProvider, childArguments)
     }
 

@@ -12,13 +12,13 @@ struct BenchAnalyzeCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @Option(help: "Scenes in the synthetic script.") var scenes: Int = 120
     @Option(help: "The limit on provider:<text provider>, jobs per second.") var rate: Double = 20
-    @Option(help: "The limit's burst.") var burst: Double = 1
+    @Option(help: "The limit's burst (default: the limits' default, a quarter second's starts).") var burst: Double?
     @Option(help: "Worker processes.") var workers: Int = 2
     @Option(help: "Handlers per worker.") var concurrency: Int = 16
     @Option(name: .customLong("round-trip"), help: "The provider's answer time in seconds, for the ideal.") var roundTrip: Double = 0.2
 
     func validate() throws {
-        guard scenes >= 2, rate > 0, burst >= 1, workers >= 1, concurrency >= 1, roundTrip >= 0 else {
+        guard scenes >= 2, rate > 0, (burst ?? 1) >= 1, workers >= 1, concurrency >= 1, roundTrip >= 0 else {
             throw ValidationError("--scenes ≥ 2, --rate > 0, --burst ≥ 1, --workers and --concurrency ≥ 1, --round-trip ≥ 0")
         }
     }

@@ -17,7 +17,7 @@ struct LimitCommand: AsyncParsableCommand {
         @OptionGroup var cluster: ClusterOptions
         @Argument(help: "The limit's name (jobs name it with --limit, kinds declare theirs).") var name: String
         @Option(help: "Starts per time: N/s, N/min or N/h.") var rate: String?
-        @Option(help: "Starts allowed at once after a quiet period (with --rate; default 1).") var burst: Double?
+        @Option(help: "Starts allowed at once after a quiet period (with --rate; default: a quarter second's starts, at least 1).") var burst: Double?
         @Option(help: "Jobs under the limit running at once.") var concurrency: Int?
         @Option(help: "Cost units per time, e.g. 90000/min (jobs declare their cost with --cost).") var budget: String?
 

@@ -174,7 +174,12 @@ struct LimitGateTests {
 struct LimitSpecTests {
     @Test func ratesBudgetsAndDefaults() throws {
         let spec = try LimitSpec.parse(name: " provider:openai ", rate: "20/s", burst: nil, concurrency: 8, budget: "90000/min")
-        #expect(spec == LimitSpec(name: "provider:openai", rate: 20, burst: 1, concurrency: 8, budget: 90000, budgetWindow: 60))
+        #expect(spec == LimitSpec(name: "provider:openai", rate: 20, burst: 5, concurrency: 8, budget: 90000, budgetWindow: 60))
+        // Without a burst: a quarter of a second's starts, at least one; a given burst is kept.
+        #expect(LimitSpec(name: "n", rate: 50).burst == 13)
+        #expect(LimitSpec(name: "n", rate: 3).burst == 1)
+        #expect(LimitSpec(name: "n", rate: 0.5).burst == 1)
+        #expect(LimitSpec(name: "n", rate: 20, burst: 1).burst == 1)
         #expect(try LimitSpec.parse(name: "n", rate: "30/min", burst: 5, concurrency: nil, budget: nil).rate == 0.5)
         #expect(try LimitSpec.parse(name: "n", rate: "7200/h", burst: nil, concurrency: nil, budget: nil).rate == 2)
         #expect(try LimitSpec.parse(name: "n", rate: nil, burst: nil, concurrency: 3, budget: nil).rate == nil)
