@@ -28,6 +28,19 @@ public enum HTTPExchange {
         return .unreachable(redact(String(describing: error), secret: secret))
     }
 
+    /// Sends `request` and reads its answer whole (see ``body(of:limit:)``), whatever its status,
+    /// within `timeout` seconds for the whole exchange.
+    public static func send(_ request: HTTPClientRequest, on client: HTTPClient, timeout: Double, limit: Int,
+                            secret: Secret? = nil) async throws(Failure) -> (response: HTTPClientResponse, body: Data) {
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+        } catch {
+            throw failure(sending: error, secret: secret)
+        }
+        return (response, try await body(of: response, limit: limit))
+    }
+
     /// The body of `response`, read whole: at most `limit` bytes, and all its `Content-Length` announced.
     public static func body(of response: HTTPClientResponse, limit: Int) async throws(Failure) -> Data {
         let expected = response.headers.first(name: "content-length").flatMap(Int.init)

@@ -37,17 +37,12 @@ public struct ProviderHTTPTransport: Sendable {
         request.headers.add(name: "accept", value: "application/json")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let deadline = NIODeadline.now() + .milliseconds(Int64((timeout * 1000).rounded()))
-
         let response: HTTPClientResponse
         let bytes: Data
         do {
-            response = try await client.execute(request, deadline: deadline)
-            bytes = try await HTTPExchange.body(of: response, limit: maxResponseBytes)
-        } catch let failure as HTTPExchange.Failure {
-            throw error(failure)
+            (response, bytes) = try await HTTPExchange.send(request, on: client, timeout: timeout, limit: maxResponseBytes, secret: secret)
         } catch {
-            throw self.error(HTTPExchange.failure(sending: error, secret: secret))
+            throw self.error(error)
         }
         let status = Int(response.status.code)
         guard (200..<300).contains(status) else {

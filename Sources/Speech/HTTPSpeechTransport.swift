@@ -26,17 +26,13 @@ struct HTTPSpeechTransport: Sendable {
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(body) }
-        let millis = Int64((timeout * 1000).rounded())
 
         let response: HTTPClientResponse
         let bytes: Data
         do {
-            response = try await client.execute(request, timeout: .milliseconds(millis))
-            bytes = try await HTTPExchange.body(of: response, limit: maxResponseBytes)
-        } catch let failure as HTTPExchange.Failure {
-            throw error(failure)
+            (response, bytes) = try await HTTPExchange.send(request, on: client, timeout: timeout, limit: maxResponseBytes, secret: secret)
         } catch {
-            throw self.error(HTTPExchange.failure(sending: error, secret: secret))
+            throw self.error(error)
         }
         let status = Int(response.status.code)
         guard (200..<300).contains(status) else {
