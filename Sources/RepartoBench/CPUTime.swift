@@ -36,17 +36,10 @@ enum CPUTime {
         return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// CPU seconds (own and reaped children) of every `postgres` and `beam.smp` process.
+    /// CPU seconds (own and reaped children) of the database's and the broker's processes.
     static func servers() -> Double {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        var total = 0.0
-        for entry in entries {
-            guard let pid = Int32(entry),
-                  let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
-                  ["postgres", "beam.smp"].contains(comm.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
-            total += process(pid)
-        }
-        return total
+        let now = ProcessCPUBreakdown.now()
+        return (now.seconds[.postgres] ?? 0) + (now.seconds[.rabbitmq] ?? 0)
     }
 
     /// The 1, 5 and 15 minute load averages, as /proc/loadavg shows them.

@@ -10,12 +10,8 @@ import Foundation
 /// benchmarks avoid by keeping their processes alive across the run.
 public struct ProcessCPUBreakdown: Sendable, Equatable {
     /// The roles a process is counted under.
-    public enum Role: String, Sendable, CaseIterable, Comparable {
+    public enum Role: String, Sendable, CaseIterable {
         case postgres, rabbitmq, workers, coordinator, otherReparto = "other-reparto", bench
-
-        public static func < (a: Role, b: Role) -> Bool {
-            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-        }
     }
 
     /// CPU seconds per role.
