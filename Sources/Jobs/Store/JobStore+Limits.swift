@@ -10,9 +10,7 @@ extension JobStore {
     /// under the new terms.
     @available(*, noasync)
     static func setLimit(_ spec: LimitSpec, on connection: PostgresConnection) throws {
-        try connection.query("""
-            INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left)
-            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0))
+        try connection.query(limitInsert + """
             ON CONFLICT (name) DO UPDATE SET
                 rate = EXCLUDED.rate, burst = EXCLUDED.burst, concurrency = EXCLUDED.concurrency,
                 budget = EXCLUDED.budget, budget_window_s = EXCLUDED.budget_window_s,
@@ -21,19 +19,28 @@ extension JobStore {
                 paced_until = CASE WHEN EXCLUDED.rate IS NULL THEN NULL
                                    ELSE least(limits.paced_until, now() + make_interval(secs => EXCLUDED.burst / EXCLUDED.rate)) END,
                 updated_at = now()
-            """, [spec.name, spec.rate, spec.burst, spec.concurrency.map(Int32.init), spec.budget, spec.budgetWindow])
+            """, limitParameters(spec))
         try releaseWaiting(limit: spec.name, on: connection)
     }
+
+    private static func limitParameters(_ spec: LimitSpec) -> [any PostgresEncodable & Sendable] {
+        [spec.name, spec.rate, spec.burst, spec.concurrency.map(Int32.init), spec.budget, spec.budgetWindow]
+    }
+
+    /// A new limit's row with full buckets; parameters: name, rate, burst, concurrency, budget, window.
+    private static let limitInsert = """
+            INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left)
+            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0))
+
+        """
 
     /// Creates a limit unless one of its name exists (an operator's own terms stay). True when created.
     @available(*, noasync)
     static func addLimitIfAbsent(_ spec: LimitSpec, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("""
-            INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left)
-            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0))
+        try connection.query(limitInsert + """
             ON CONFLICT (name) DO NOTHING
             RETURNING name
-            """, [spec.name, spec.rate, spec.burst, spec.concurrency.map(Int32.init), spec.budget, spec.budgetWindow]).count == 1
+            """, limitParameters(spec)).count == 1
     }
 
     /// Deletes a limit; its waiting jobs are published at once (they run unlimited). False when none had the name.
