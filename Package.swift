@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "BookImportTests", dependencies: ["BookImport", "Jobs"], swiftSettings: swiftSettings),
         .testTarget(name: "AssetsTests", dependencies: ["Assets"], swiftSettings: swiftSettings),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport", "HTTPExchange"], swiftSettings: swiftSettings),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "Threading", "Assets", "Screenplay", "RepartoConfiguration", "RepartoTestSupport", "HTTPExchange"], swiftSettings: swiftSettings),
         .testTarget(name: "GenerationTests", dependencies: ["Generation", "Providers", "Analysis", "Screenplay", "Jobs", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "RepartoConfiguration", "RepartoTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TableReadTests", dependencies: ["TableRead"], swiftSettings: swiftSettings),

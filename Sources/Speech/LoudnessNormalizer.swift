@@ -27,22 +27,23 @@ public struct AudioToolError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String
 }
 
-/// Loudness normalization by measurement, gain and a peak limiter, with ffmpeg:
+/// Loudness normalization by measurement, gain and a peak limiter:
 ///
-/// 1. measure the file's integrated loudness and sample peak (the `ebur128` filter);
-/// 2. apply the gain that brings it to the target, through a look-ahead limiter (`alimiter`) at
-///    the true-peak ceiling less ``limiterMarginDB`` when the gain would push peaks past it
-///    (`limited`), else as one gain (`linear`);
-/// 3. measure what it writes in the same pass; when limiting cost more than ``toleranceLU`` of
-///    loudness, apply again with that much more gain;
-/// 4. measure the result's true peak (an oversampling pass, once), and when it passes the ceiling,
-///    apply again with the limiter lower.
+/// 1. measure the file's integrated loudness and true peak (``LoudnessMeter``, or a measurement
+///    the caller took while writing the file);
+/// 2. apply the gain that brings it to the target with ffmpeg: as one gain (`linear`) when the
+///    true peak stays under the ceiling, else through a look-ahead limiter (`alimiter`) at the
+///    ceiling less ``limiterMarginDB`` (`limited`);
+/// 3. measure what was written; when limiting cost more than ``toleranceLU`` of loudness, apply
+///    again with that much more gain, and when a true peak passed the ceiling, with the limiter
+///    lower.
 ///
 /// One gain for the whole read keeps every line's level relative to the others (a whispered line
-/// stays as much quieter as it was spoken), and the limiter only touches peaks. Every pass runs at
-/// the file's own sample rate: `loudnorm`, which this replaced, resampled to 192 kHz and evened
-/// loudness out over seconds, and took about 8 s of CPU per 10 minutes of speech for each of its
-/// passes. Blocking: it runs ffmpeg and waits, so call it off the cooperative pool.
+/// stays as much quieter as it was spoken), and the limiter only touches peaks. ffmpeg only
+/// applies; the measuring is done in-process in one streaming pass, because ffmpeg's true-peak
+/// meter resamples everything to 192 kHz and took longer than the rest of the work together (17 s
+/// of CPU for 2½ hours of speech). Blocking: it runs ffmpeg and waits, so call it off the
+/// cooperative pool.
 public struct LoudnessNormalizer: Sendable {
     public let ffmpeg: FFmpegTool
     public let target: LoudnessTarget
@@ -62,52 +63,68 @@ public struct LoudnessNormalizer: Sendable {
         public var after: LoudnessMeasurement
         /// `linear` (one gain for the whole file) or `limited` (one gain, and a limiter on the peaks).
         public var mode: String
+        /// The written file's sample peak and RMS level (dBFS).
+        public var samplePeakDBFS: Double
+        public var rmsDBFS: Double
     }
 
     /// Normalizes the WAV file at `input` into `output` (a new file) at `sampleRate`.
-    /// - Throws: ``AudioToolError`` when ffmpeg fails or prints no measurement.
+    /// - Parameter measured: the input's loudness, when the caller measured it while writing it.
+    /// - Throws: ``AudioToolError`` when ffmpeg fails or the file cannot be measured.
     @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
-    public func normalize(_ input: String, into output: String, sampleRate: Int) throws -> Outcome {
-        let before = try measure(input, truePeak: false)
+    public func normalize(_ input: String, into output: String, sampleRate: Int,
+                          measured: LoudnessMeasurement? = nil) throws -> Outcome {
+        let before = try measured ?? measure(input).loudness
         var gain = target.integratedLUFS - before.integratedLUFS
         var limit = target.truePeakCeilingDBTP - Self.limiterMarginDB
-        var mode = "linear"
-        for _ in 0..<2 {  // a second try only when a true peak passed the ceiling
-            for _ in 0..<4 {
-                let limited = before.peakDB + gain > limit
-                mode = limited ? "limited" : "linear"
-                let written = try apply(input, into: output, gainDB: gain, limitDB: limited ? limit : nil, sampleRate: sampleRate)
-                let shortfall = target.integratedLUFS - written.integratedLUFS
-                guard limited, abs(shortfall) > Self.toleranceLU else { break }
+        // A known true peak scales exactly with a linear gain; a sample peak leaves room for
+        // what lies between samples.
+        var limited = before.peakDB + gain > (before.peakIsTrue ? target.truePeakCeilingDBTP : limit)
+        var outcome: Outcome?
+        for _ in 0..<6 {
+            try apply(input, into: output, gainDB: gain, limitDB: limited ? limit : nil, sampleRate: sampleRate)
+            let written = try measure(output)
+            outcome = Outcome(before: before, after: written.loudness, mode: limited ? "limited" : "linear",
+                              samplePeakDBFS: written.samplePeakDBFS, rmsDBFS: written.rmsDBFS)
+            let over = written.loudness.peakDB - target.truePeakCeilingDBTP
+            let shortfall = target.integratedLUFS - written.integratedLUFS
+            if over > 0 {
+                limit = min(limit, target.truePeakCeilingDBTP - Self.limiterMarginDB) - (limited ? over + 0.2 : 0)
+                limited = true
+            } else if limited, abs(shortfall) > Self.toleranceLU {
                 gain += shortfall
+            } else {
+                break
             }
-            let after = try measure(output, truePeak: true)
-            let over = after.peakDB - target.truePeakCeilingDBTP
-            guard over > 0 else { return Outcome(before: before, after: after, mode: mode) }
-            limit -= over + 0.2
         }
-        return Outcome(before: before, after: try measure(output, truePeak: true), mode: mode)
+        return outcome!
     }
 
-    /// Writes `input` with `gainDB` applied (and limited to `limitDB` of sample peak) as 16-bit PCM,
-    /// measuring what it writes in the same pass (sample peak).
+    /// Writes `input` with `gainDB` applied (and limited to `limitDB` of sample peak) as 16-bit PCM.
     @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
-    func apply(_ input: String, into output: String, gainDB: Double, limitDB: Double?, sampleRate: Int) throws -> LoudnessMeasurement {
+    func apply(_ input: String, into output: String, gainDB: Double, limitDB: Double?, sampleRate: Int) throws {
         var chain = "volume=\(String(format: "%.3f", gainDB))dB:precision=double"
         if let limitDB {
             // A 5 ms look-ahead, with the output realigned so the subtitles stay on the audio.
             chain += ",alimiter=limit=\(String(format: "%.5f", pow(10, limitDB / 20))):attack=5:release=50:level=false:latency=true"
         }
-        return try Self.summary(try ffmpeg.run([
-            "-y", "-i", input, "-filter_complex", "[0:a]\(chain),asplit=2[out][meter];[meter]ebur128=peak=sample[measured]",
-            "-map", "[out]", "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output, "-map", "[measured]", "-f", "null", "-",
-        ]))
+        _ = try ffmpeg.run(["-y", "-i", input, "-af", chain, "-ar", "\(sampleRate)", "-c:a", "pcm_s16le", "-f", "wav", output])
     }
 
-    /// The integrated loudness, loudness range and peak of the file at `path` (true peak, which
-    /// costs an oversampling pass, or sample peak).
+    /// The loudness and levels of the 16-bit PCM WAV file at `path`, measured in-process.
+    @available(*, noasync, message: "reads the whole file")
+    func measure(_ path: String) throws(AudioToolError) -> LoudnessMeter.Reading {
+        do {
+            return try LoudnessMeter.measure(wavFileAt: path)
+        } catch {
+            throw AudioToolError(description: "cannot measure \(path): \(error)")
+        }
+    }
+
+    /// The loudness of the file at `path` as ffmpeg's `ebur128` filter measures it (true peak,
+    /// which costs an oversampling pass, or sample peak): the independent check of the meter.
     @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
-    func measure(_ path: String, truePeak: Bool) throws -> LoudnessMeasurement {
+    public func measureWithFFmpeg(_ path: String, truePeak: Bool) throws -> LoudnessMeasurement {
         try Self.summary(try ffmpeg.run(["-i", path, "-af", "ebur128=peak=\(truePeak ? "true" : "sample")", "-f", "null", "-"]))
     }
 

@@ -172,6 +172,7 @@ struct TableReadAssembler {
         var flagged: [TableReadReport.FlaggedLine] = []
         var energy = 0.0
         var peak: Double?
+        var meter: LoudnessMeter?  // measures while writing, so normalization needs no measuring pass
         try writer.append(WAVWriter.header(format: Self.fallbackFormat, dataLength: 0))
         for cue in timeline.cues {
             guard let item = byKey["\(cue.line.chapterIndex)/\(cue.line.orderIndex)"], let path = item.filePath else { continue }
@@ -185,6 +186,9 @@ struct TableReadAssembler {
                 continue
             }
             let target = format ?? bodyFormat
+            if format == nil, target.encoding == .integer, target.bitsPerSample == 16 {
+                meter = LoudnessMeter(sampleRate: target.sampleRate, channels: target.channels)
+            }
             format = target
             if target.encoding == .integer, target.bitsPerSample == 16 {
                 let defects = AudioDefect.detect(pcm16: body)
@@ -196,6 +200,8 @@ struct TableReadAssembler {
             let startFrame = max(framesWritten, Int((cue.start * Double(target.sampleRate)).rounded()))
             try Self.appendSilence(frames: startFrame - framesWritten, format: target, to: writer)
             try writer.append(body)
+            meter?.appendSilence(frames: startFrame - framesWritten)
+            meter?.append(pcm16: body)
             let frames = body.count / target.blockAlign
             framesWritten = startFrame + frames
             let start = Double(startFrame) / Double(target.sampleRate)
@@ -209,12 +215,14 @@ struct TableReadAssembler {
             try Self.appendSilence(frames: Int((pauses.edge * Double(audioFormat.sampleRate)).rounded()), format: audioFormat,
                                    to: writer)
             framesWritten += Int((pauses.edge * Double(audioFormat.sampleRate)).rounded())
+            meter?.appendSilence(frames: Int((pauses.edge * Double(audioFormat.sampleRate)).rounded()))
         }
         let dataLength = framesWritten * audioFormat.blockAlign
         try writer.write(WAVWriter.header(format: audioFormat, dataLength: dataLength), at: 0)
         var audio = try writer.commit()
         var rms: Double? = framesWritten > 0 && energy > 0 ? 10 * log10(energy / Double(framesWritten)) : nil
-        let loudness = normalizeLoudness(&audio, sampleRate: audioFormat.sampleRate, spoken: !placed.isEmpty, peak: &peak, rms: &rms)
+        let loudness = normalizeLoudness(&audio, sampleRate: audioFormat.sampleRate, spoken: !placed.isEmpty,
+                                         measured: meter?.measurement.loudness, peak: &peak, rms: &rms)
         try folder.updateMetadataBlocking { $0.files[Self.audioName] = audio }
 
         let duration = Double(framesWritten) / Double(audioFormat.sampleRate)
@@ -243,7 +251,7 @@ struct TableReadAssembler {
     /// Normalizes the committed audio in place (ffmpeg writes a temporary file beside it, which
     /// replaces it atomically) and measures its levels again. Never fails the assembly: without
     /// ffmpeg, or when it fails, the audio stays as spoken and the report says why.
-    private func normalizeLoudness(_ audio: inout AssetRecord, sampleRate: Int, spoken: Bool,
+    private func normalizeLoudness(_ audio: inout AssetRecord, sampleRate: Int, spoken: Bool, measured: LoudnessMeasurement?,
                                    peak: inout Double?, rms: inout Double?) -> TableReadLoudness {
         let loudness = ffmpeg.map { LoudnessNormalizer(ffmpeg: $0) }
         let target = loudness?.target ?? .standard
@@ -255,10 +263,10 @@ struct TableReadAssembler {
         do {
             let path = try store.temporaryPathBlocking(beside: audio.path)
             temporary = path
-            let outcome = try loudness.normalize(try store.absolutePath(audio.path), into: path, sampleRate: sampleRate)
+            let outcome = try loudness.normalize(try store.absolutePath(audio.path), into: path, sampleRate: sampleRate,
+                                                 measured: measured)
             audio = try store.replaceBlocking(audio.path, with: path, mimeType: "audio/wav")
-            let levels = try AudioLevels(wavFileAt: try store.absolutePath(audio.path))
-            (peak, rms) = (levels.peakDBFS.isFinite ? levels.peakDBFS : nil, levels.rmsDBFS.isFinite ? levels.rmsDBFS : nil)
+            (peak, rms) = (outcome.samplePeakDBFS.isFinite ? outcome.samplePeakDBFS : nil, outcome.rmsDBFS.isFinite ? outcome.rmsDBFS : nil)
             result.mode = outcome.mode
             (result.integratedLUFS, result.truePeakDBTP) = (outcome.after.integratedLUFS, outcome.after.truePeakDBTP)
             result.sourceLUFS = outcome.before.integratedLUFS

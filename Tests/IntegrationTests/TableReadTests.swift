@@ -108,7 +108,7 @@ struct TableReadTests {
         // Loudness, measured apart from the normalizer by another EBU R128 meter.
         let loudness = try #require(report.loudness)
         #expect(loudness.mode != "skipped", "\(loudness.reason ?? "")")
-        let meter = try await LoudnessMeter.measure(pipeline.root.appendingPathComponent(files.audio).path)
+        let meter = try await LoudnormMeter.measure(pipeline.root.appendingPathComponent(files.audio).path)
         #expect(abs(meter.integratedLUFS - -16) <= 1, "\(meter)")
         #expect(meter.truePeakDBTP <= -1, "\(meter)")
         #expect((results.peakDBFS ?? 0) <= -1, "sample peak below the true peak ceiling")
@@ -484,7 +484,7 @@ actor TestVoices {
 /// An EBU R128 meter apart from the normalizer's: the analysis pass of ffmpeg's `loudnorm` filter
 /// (its own BS.1770 implementation, with 4× oversampled true peak), where the normalizer measures
 /// with the `ebur128` filter: integrated loudness and true peak.
-enum LoudnessMeter {
+enum LoudnormMeter {
     struct MeterError: Error, CustomStringConvertible { let description: String }
 
     struct Reading: Sendable, CustomStringConvertible {
