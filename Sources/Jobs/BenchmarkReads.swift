@@ -82,4 +82,19 @@ public enum BenchmarkReads {
             SELECT extract(epoch FROM finished_at - created_at)::float8 AS total FROM productions WHERE id = $1
             """, [production]).first?.double("total") ?? 0
     }
+
+    /// Each kind of `production`'s jobs: seconds from the production's creation to its first
+    /// job's start and to its last job's finish, in the order they started.
+    public static func stageSpans(_ production: UUID, on postgres: PostgresClient) async throws
+        -> [(kind: String, start: Double, end: Double)] {
+        try await postgres.query("""
+            SELECT j.kind, extract(epoch FROM min(j.started_at) - p.created_at)::float8 AS s,
+                   extract(epoch FROM max(j.finished_at) - p.created_at)::float8 AS e
+            FROM jobs j JOIN productions p ON p.id = j.production_id
+            WHERE j.production_id = $1 AND j.started_at IS NOT NULL GROUP BY j.kind, p.created_at ORDER BY s
+            """, [production]).compactMap { row in
+            guard let kind = row.string("kind"), let start = row.double("s") else { return nil }
+            return (kind, start, row.double("e") ?? start)
+        }
+    }
 }

@@ -55,8 +55,8 @@ public struct PipelineBenchmark: Sendable {
     /// The queue namespace of the cluster side.
     public var namespace: String { "bench-\(seed % 1_000_000)" }
 
-    /// What the cluster side returns: seconds from submission to the end, and the results.
-    public typealias Measurement = (seconds: Double, results: TableReadResults)
+    /// Seconds from submission to the table read, its results, and when each stage ran.
+    public typealias Measurement = (seconds: Double, results: TableReadResults, stages: String)
 
     /// Runs the whole benchmark and reports each figure through `report` as it is known: the
     /// script, the engine's command directly (unless `skipDirect`), libespeak-ng directly (given a
@@ -83,12 +83,13 @@ public struct PipelineBenchmark: Sendable {
             report(String(format: "libespeak-ng directly, %d processes at a time: %.2f s (%.1f lines/s)", processes, seconds, rate(seconds)))
         }
         let bench = self
-        guard let (seconds, results) = try await cluster({ postgres in
+        guard let (seconds, results, stages) = try await cluster({ postgres in
             try await bench.measure(postgres: postgres, linesPerJob: linesPerJob, timeout: timeout, logger: logger)
         }) else { throw BenchError("interrupted") }
         let stageLine = results.stages.map { "\($0.name) \($0.total)" }.joined(separator: ", ")
         report(String(format: "reparto (%@; %@), %d workers, submit → table read: %.2f s (%.1f lines/s; jobs: %@)",
                       engine.rawValue, formats.map(\.rawValue).joined(separator: ","), processes, seconds, rate(seconds), stageLine))
+        report("stages (from submission): \(stages)")
         report(String(format: "table read: %@ of audio, %d lines spoken, %d missing", TableReadResults.clock(results.audioSeconds ?? 0),
                       results.spokenLines ?? 0, results.missingLines ?? 0))
         if let directSeconds { report(String(format: "ratio reparto / direct: %.3f", seconds / directSeconds)) }
@@ -121,7 +122,8 @@ public struct PipelineBenchmark: Sendable {
         guard results.state == "completed" else {
             throw BenchError("the production ended \(results.state): \(results.failures.first?.error ?? "see reparto results")")
         }
-        return (elapsed, results)
+        let spans = try await BenchmarkReads.stageSpans(id, on: postgres)
+        return (elapsed, results, spans.map { String(format: "%@ %.2f–%.2f s", $0.kind, $0.start, $0.end) }.joined(separator: ", "))
     }
 
     /// The cast the script is read with: the engine's voices.

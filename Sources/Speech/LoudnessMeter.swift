@@ -124,7 +124,7 @@ public struct LoudnessMeter: Sendable {
             range = percentile(0.95) - percentile(0.10)
         }
         let samples = frames * channels
-        let detected = truePeak.map { max($0.peak, Double(peak) / 32768) }
+        let detected = truePeak.map { max(Double($0.peak), Double(peak) / 32768) }
         return Reading(integratedLUFS: integrated, threshold: relativeGate, loudnessRange: range,
                        samplePeakDBFS: 20 * log10(Double(peak) / 32768),
                        truePeakDBTP: detected.map { 20 * log10($0) },
@@ -168,6 +168,22 @@ public struct LoudnessMeter: Sendable {
             meter?.append(pcm16: block)
         }
         return meter?.measurement ?? LoudnessMeter(sampleRate: 1).measurement
+    }
+
+    /// The true peak (dBTP) of a 16-bit PCM WAV file, without the loudness.
+    /// - Throws: ``WAVError`` for a file that is not such a WAV file, or cannot be read.
+    public static func truePeak(wavFileAt path: String) throws(WAVError) -> Double {
+        var detector: TruePeakDetector?
+        var samplePeak: Int32 = 0
+        try WAVFileStream.readPCM16(at: path) { format, block in
+            if detector == nil { detector = TruePeakDetector(sampleRate: format.sampleRate, channels: format.channels) }
+            let samples = block.count / 2 / format.channels * format.channels
+            for i in 0..<samples {
+                samplePeak = max(samplePeak, abs(Int32(Int16(littleEndian: block.loadUnaligned(fromByteOffset: i * 2, as: Int16.self)))))
+            }
+            detector?.append(pcm16: block, samples: samples)
+        }
+        return 20 * log10(max(Double(detector?.peak ?? 0), Double(samplePeak) / 32768))
     }
 
     /// A measurement: loudness in LUFS, range in LU, levels in dBFS, true peak in dBTP.

@@ -81,23 +81,26 @@ public struct LoudnessNormalizer: Sendable {
         // what lies between samples.
         var limited = before.peakDB + gain > (before.peakIsTrue ? target.truePeakCeilingDBTP : limit)
         var outcome: Outcome?
-        for _ in 0..<6 {
+        for attempt in 0..<6 {  // up to 3 for the loudness, the rest for a true peak over the ceiling
             try apply(input, into: output, gainDB: gain, limitDB: limited ? limit : nil, sampleRate: sampleRate)
-            let written = try measure(output)
+            // The loudness first: a limited pass that fell short is applied again, and its true
+            // peak (the dearer half of the measuring) is never needed.
+            var written = try measure(output, truePeak: false)
+            let shortfall = target.integratedLUFS - written.integratedLUFS
+            if limited, abs(shortfall) > Self.toleranceLU, attempt < 3 {
+                gain += shortfall
+                continue
+            }
+            written.truePeakDBTP = try measureTruePeak(output)
             outcome = Outcome(before: before, after: written.loudness, mode: limited ? "limited" : "linear",
                               samplePeakDBFS: written.samplePeakDBFS, rmsDBFS: written.rmsDBFS)
             let over = written.loudness.peakDB - target.truePeakCeilingDBTP
-            let shortfall = target.integratedLUFS - written.integratedLUFS
-            if over > 0 {
-                limit = min(limit, target.truePeakCeilingDBTP - Self.limiterMarginDB) - (limited ? over + 0.2 : 0)
-                limited = true
-            } else if limited, abs(shortfall) > Self.toleranceLU {
-                gain += shortfall
-            } else {
-                break
-            }
+            guard over > 0 else { break }
+            limit = min(limit, target.truePeakCeilingDBTP - Self.limiterMarginDB) - (limited ? over + 0.2 : 0)
+            limited = true
         }
-        return outcome!
+        guard let outcome else { throw AudioToolError(description: "loudness did not settle within \(Self.toleranceLU) LU of the target") }
+        return outcome
     }
 
     /// Writes `input` with `gainDB` applied (and limited to `limitDB` of sample peak) as 16-bit PCM.
@@ -113,9 +116,18 @@ public struct LoudnessNormalizer: Sendable {
 
     /// The loudness and levels of the 16-bit PCM WAV file at `path`, measured in-process.
     @available(*, noasync, message: "reads the whole file")
-    func measure(_ path: String) throws(AudioToolError) -> LoudnessMeter.Reading {
+    func measure(_ path: String, truePeak: Bool = true) throws(AudioToolError) -> LoudnessMeter.Reading {
         do {
-            return try LoudnessMeter.measure(wavFileAt: path)
+            return try LoudnessMeter.measure(wavFileAt: path, truePeak: truePeak)
+        } catch {
+            throw AudioToolError(description: "cannot measure \(path): \(error)")
+        }
+    }
+
+    @available(*, noasync, message: "reads the whole file")
+    func measureTruePeak(_ path: String) throws(AudioToolError) -> Double {
+        do {
+            return try LoudnessMeter.truePeak(wavFileAt: path)
         } catch {
             throw AudioToolError(description: "cannot measure \(path): \(error)")
         }

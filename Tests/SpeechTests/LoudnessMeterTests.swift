@@ -106,6 +106,7 @@ struct LoudnessMeterTests {
         var direct = LoudnessMeter(sampleRate: 22050)
         direct.append(pcm16: body)
         #expect(try LoudnessMeter.measure(wavFileAt: path) == direct.measurement)
+        #expect(try LoudnessMeter.truePeak(wavFileAt: path) == direct.measurement.truePeakDBTP)
         #expect(throws: WAVError.self) { try LoudnessMeter.measure(wavFileAt: path + ".missing") }
     }
 }
