@@ -126,14 +126,21 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Postgres", "Speech", "TableRead", "BookImport", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
+            "AMQP", "Jobs", "Operations", "Postgres", "Speech", "TableRead", "BookImport", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
 
-        // MARK: benchmarks and their peers (outside the CLI's module; `reparto bench` calls them)
+        // MARK: the flag groups `reparto`'s commands and the bench commands share (cluster, configuration, logging)
+        .target(name: "CommandOptions", dependencies: [
+            "AMQP", "Jobs", "Operations", "Postgres", "RepartoConfiguration", "Threading",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
+        // MARK: benchmarks, their peers and `reparto bench`'s commands (outside the CLI's module)
         .target(name: "RepartoBench", dependencies: [
-            "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport", "Analysis", "AMQP", "Threading",
+            "CommandOptions", "RepartoKinds", "TerminalText", "RepartoConfiguration", "Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "BookImport", "Analysis", "AMQP", "Threading",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -144,7 +151,7 @@ let package = Package(
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
         .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation", "Analysis", "BookCatalog", "BookImport"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
-            "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "BookCatalog", "BookImport", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers", "Analysis",
+            "CommandOptions", "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "BookCatalog", "BookImport", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

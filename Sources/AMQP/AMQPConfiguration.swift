@@ -17,13 +17,8 @@ public struct AMQPConfiguration: Sendable, CustomStringConvertible {
 
     public init(host: String = "127.0.0.1", port: Int = 5672, user: String = "guest", password: String = "guest",
                 virtualHost: String = "/", heartbeat: Int = 30, connectTimeout: Double = 5) {
-        self.host = host
-        self.port = port
-        self.user = user
-        self.password = password
-        self.virtualHost = virtualHost
-        self.heartbeat = heartbeat
-        self.connectTimeout = connectTimeout
+        (self.host, self.port, self.user, self.password, self.virtualHost, self.heartbeat, self.connectTimeout)
+            = (host, port, user, password, virtualHost, heartbeat, connectTimeout)
     }
 
     /// Parses `amqp://user:password@host:port/vhost` (the vhost percent-encoded, `%2f` for `/`).

@@ -13,12 +13,8 @@ public struct AMQPMessageProperties: Sendable, Equatable {
 
     public init(persistent: Bool = true, priority: UInt8 = 0, contentType: String? = nil,
                 messageID: String? = nil, type: String? = nil, expirationMilliseconds: Int? = nil) {
-        self.persistent = persistent
-        self.priority = priority
-        self.contentType = contentType
-        self.messageID = messageID
-        self.type = type
-        self.expirationMilliseconds = expirationMilliseconds
+        (self.persistent, self.priority, self.contentType, self.messageID, self.type, self.expirationMilliseconds)
+            = (persistent, priority, contentType, messageID, type, expirationMilliseconds)
     }
 }
 

@@ -18,17 +18,9 @@ public struct BookMetadata: Sendable, Hashable, Codable {
     public init(title: String, subtitle: String? = nil, authors: [String] = [], publishers: [String] = [],
                 publishYear: Int? = nil, pageCount: Int? = nil, subjects: [String] = [], language: String? = nil,
                 description: String? = nil, identifiers: [String: [String]] = [:], coverURL: String? = nil) {
-        self.title = title
-        self.subtitle = subtitle
-        self.authors = authors
-        self.publishers = publishers
-        self.publishYear = publishYear
-        self.pageCount = pageCount
-        self.subjects = subjects
-        self.language = language
-        self.description = description
-        self.identifiers = identifiers
-        self.coverURL = coverURL
+        (self.title, self.subtitle, self.authors, self.publishers, self.publishYear, self.pageCount) =
+            (title, subtitle, authors, publishers, publishYear, pageCount)
+        (self.subjects, self.language, self.description, self.identifiers, self.coverURL) = (subjects, language, description, identifiers, coverURL)
     }
 
     /// This record with the gaps filled from `other` (a second service's answer).

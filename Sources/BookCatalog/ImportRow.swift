@@ -23,15 +23,8 @@ public struct ImportRow: Sendable, Hashable, Codable {
 
     public init(line: Int, title: String, authors: [String], isbn: ISBN.Value, sourceID: String? = nil,
                 publisher: String? = nil, pages: Int? = nil, year: Int? = nil, user: UserFields = UserFields()) {
-        self.line = line
-        self.title = title
-        self.authors = authors
-        self.isbn = isbn
-        self.sourceID = sourceID
-        self.publisher = publisher
-        self.pages = pages
-        self.year = year
-        self.user = user
+        (self.line, self.title, self.authors, self.isbn, self.sourceID, self.publisher, self.pages, self.year, self.user)
+            = (line, title, authors, isbn, sourceID, publisher, pages, year, user)
     }
 }
 
@@ -47,11 +40,8 @@ public struct UserFields: Sendable, Hashable, Codable {
 
     public init(rating: Double? = nil, shelves: [String] = [], status: ReadStatus = .unknown,
                 dateAdded: String? = nil, dateRead: String? = nil) {
-        self.rating = rating
-        self.shelves = shelves
-        self.status = status
-        self.dateAdded = dateAdded
-        self.dateRead = dateRead
+        (self.rating, self.shelves, self.status, self.dateAdded, self.dateRead)
+            = (rating, shelves, status, dateAdded, dateRead)
     }
 }
 

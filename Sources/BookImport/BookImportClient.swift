@@ -47,14 +47,8 @@ public struct BookImportClient: Sendable {
         public init(format: ExportFormat? = nil, name: String? = nil, prune: Bool = false, priority: JobPriority = .normal,
                     maxBytes: Int = CSVReader.defaultMaxBytes, enrich: Bool = true, booksPerJob: Int = 10,
                     politeness: LimitSpec? = nil) {
-            self.politeness = politeness
-            self.enrich = enrich
-            self.booksPerJob = booksPerJob
-            self.format = format
-            self.name = name
-            self.prune = prune
-            self.priority = priority
-            self.maxBytes = maxBytes
+            (self.politeness, self.enrich, self.booksPerJob, self.format, self.name, self.prune, self.priority, self.maxBytes)
+                = (politeness, enrich, booksPerJob, format, name, prune, priority, maxBytes)
         }
     }
 
@@ -87,22 +81,16 @@ public struct BookImportClient: Sendable {
         let request = BookImportRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format,
                                         prune: options.prune, priority: options.priority, enrich: options.enrich,
                                         booksPerJob: options.booksPerJob)
-        let parameters = try JSONEncoder().encode(request)
-        let id = UUID()
-        let name = options.name ?? file.lastPathComponent
-        try await postgres.withTransaction { connection in
-            _ = try JobClient.createProduction(id: id, name: name, plan: BookImportRequest.plan,
-                                               stage: BookImportRequest.Stage.parse.rawValue, parameters: parameters, in: connection)
+        let parse = BookParseJob(sourcePath: sourcePath, format: format, prune: options.prune,
+                                 maxBytes: options.maxBytes == CSVReader.defaultMaxBytes ? nil : options.maxBytes)
+        let politeness = options.enrich ? options.politeness : nil
+        return try await JobClient(postgres: postgres).startProduction(
+            name: options.name ?? file.lastPathComponent, plan: BookImportRequest.plan, stage: BookImportRequest.Stage.parse.rawValue,
+            request: request, firstJob: parse, options: request.jobOptions
+        ) { id, connection in
             try BookRows.create(productionID: id, request: request, on: connection)
-            var jobOptions = request.jobOptions
-            jobOptions.productionID = id
-            jobOptions.stage = BookImportRequest.Stage.parse.rawValue
-            let parse = BookParseJob(sourcePath: sourcePath, format: format, prune: options.prune,
-                                     maxBytes: options.maxBytes == CSVReader.defaultMaxBytes ? nil : options.maxBytes)
-            _ = try JobClient.enqueue([try JobRequest(parse, options: jobOptions)], in: connection)
-            if options.enrich, let politeness = options.politeness { _ = try JobClient.addLimitIfAbsent(politeness, in: connection) }
+            if let politeness { _ = try JobClient.addLimitIfAbsent(politeness, in: connection) }
         }
-        return id
     }
 
     /// Follows the import until it finishes (progress through `onProgress`), then returns its results.

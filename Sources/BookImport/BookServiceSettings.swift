@@ -30,15 +30,10 @@ public struct BookServiceSettings: Sendable {
                 googleBooksKey: Secret? = nil, userAgent: String = "Reparto/1 (book catalog import; +https://github.com/reparto)",
                 timeout: Double = 20, maxResponseBytes: Int = 4 << 20, maxCoverBytes: Int = 5 << 20,
                 isbnTTL: Double = 7 * 86_400, searchTTL: Double = 6 * 3_600) {
-        self.openLibraryURL = Self.trimmed(openLibraryURL)
-        self.googleBooksURL = Self.trimmed(googleBooksURL)
-        self.googleBooksKey = googleBooksKey
-        self.userAgent = userAgent
-        self.timeout = timeout
-        self.maxResponseBytes = maxResponseBytes
-        self.maxCoverBytes = maxCoverBytes
-        self.isbnTTL = isbnTTL
-        self.searchTTL = searchTTL
+        (self.openLibraryURL, self.googleBooksURL, self.googleBooksKey, self.userAgent) =
+            (Self.trimmed(openLibraryURL), Self.trimmed(googleBooksURL), googleBooksKey, userAgent)
+        (self.timeout, self.maxResponseBytes, self.maxCoverBytes, self.isbnTTL, self.searchTTL) =
+            (timeout, maxResponseBytes, maxCoverBytes, isbnTTL, searchTTL)
     }
 
     /// The settings of `configuration` (flags > environment > env file).

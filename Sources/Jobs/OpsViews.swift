@@ -12,6 +12,13 @@ public enum OpsView: String, CaseIterable, Sendable {
     case schedules
     case bookImports = "book_imports"
 
+    /// Every view's rows, in ``allCases`` order, each capped at `limit`: what `reparto status` shows.
+    public static func snapshot(limit: Int = 50, on client: PostgresClient) async throws -> [(OpsView, PostgresResult)] {
+        var views: [(OpsView, PostgresResult)] = []
+        for view in allCases { views.append((view, try await view.rows(limit: limit, on: client))) }
+        return views
+    }
+
     /// The view's rows (most recent or most relevant first), capped at `limit`.
     public func rows(limit: Int = 50, on client: PostgresClient) async throws -> PostgresResult {
         let order: String

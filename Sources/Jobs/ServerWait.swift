@@ -136,6 +136,22 @@ extension ServerWait {
             try await client.query("SELECT to_regclass('public.jobs') IS NOT NULL AS ok").first?.bool("ok") ?? false
         }
     }
+
+    /// Waits until PostgreSQL answers through `client` and refuses a database that was never migrated.
+    /// - Throws: ``SchemaMissingError`` when Reparto's schema is not there; the wait's errors.
+    public func migratedDatabase(_ client: PostgresClient, logger: Logger) async throws {
+        guard try await database(client, logger: logger) else { throw SchemaMissingError(database: client.configuration.database) }
+    }
+}
+
+/// The database answers but Reparto's schema is not in it (`reparto migrate` was never run).
+public struct SchemaMissingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database's name.
+    public var database: String
+
+    public init(database: String) { self.database = database }
+
+    public var description: String { "database \(database) has no Reparto schema: run reparto migrate" }
 }
 
 /// Runs a long-lived service once its servers answer: `wait` runs first (typically

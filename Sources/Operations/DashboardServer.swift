@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Postgres
+import ServiceLifecycle
 
 /// The `reparto dashboard` web server, buildable without the CLI (tests start it on port 0).
 public enum DashboardServer {
@@ -22,5 +23,30 @@ public enum DashboardServer {
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+
+    /// Serves the dashboard (``buildApplication(host:port:postgres:logger:onListening:)``) on a
+    /// pool of `database` until SIGTERM or SIGINT, logging its URL once it listens: what
+    /// `reparto dashboard` runs. The connect timeout is at most 5 s, so `/readyz` answers within a
+    /// probe's timeout even when the database is unreachable.
+    public static func serve(database: PostgresConfiguration, host: String, port: Int, logger: Logger) async throws {
+        var configuration = database
+        configuration.connectTimeout = min(configuration.connectTimeout, 5)
+        let postgres = PostgresClient(configuration: configuration, maxConnections: 2, logger: logger)
+        let name = configuration.database, user = configuration.user
+        let server = buildApplication(host: host, port: port, postgres: postgres, logger: logger, onListening: { bound in
+            logger.info("dashboard listening", metadata: [
+                "url": "http://\(host):\(bound)/", "host": "\(host)", "port": "\(bound)", "database": "\(name)", "user": "\(user)",
+            ])
+        })
+        let group = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            await postgres.shutdown()
+            throw error
+        }
+        await postgres.shutdown()
     }
 }

@@ -27,13 +27,8 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
         applicationName: String = "reparto",
         connectTimeout: Int = 10
     ) {
-        self.host = host
-        self.port = port
-        self.user = user
-        self.password = password
-        self.database = database
-        self.applicationName = applicationName
-        self.connectTimeout = connectTimeout
+        (self.host, self.port, self.user, self.password, self.database, self.applicationName, self.connectTimeout)
+            = (host, port, user, password, database, applicationName, connectTimeout)
     }
 
     /// Parses a URL of the form

@@ -25,13 +25,8 @@ public struct ImportBenchmark: Sendable {
 
     public init(books: Int = 1500, workers: Int = 2, concurrency: Int = 4, booksPerJob: Int = 10, rate: Double? = 10,
                 limitedBooks: Int = 300, timeout: Double = 600) {
-        self.books = books
-        self.workers = workers
-        self.concurrency = concurrency
-        self.booksPerJob = booksPerJob
-        self.rate = rate
-        self.limitedBooks = limitedBooks
-        self.timeout = timeout
+        (self.books, self.workers, self.concurrency, self.booksPerJob, self.rate, self.limitedBooks, self.timeout)
+            = (books, workers, concurrency, booksPerJob, rate, limitedBooks, timeout)
     }
 
     /// One import's figures.

@@ -18,13 +18,7 @@ struct CastFlags: ParsableArguments {
                 throw CLIError("\(cast): \(error.description)")
             }
         }
-        var characters: [String: String] = [:]
-        for pair in voices {
-            guard let eq = pair.firstIndex(of: "="), !pair[..<eq].isEmpty, !pair[pair.index(after: eq)...].isEmpty else {
-                throw CLIError("--voice takes NAME=VOICE, not '\(pair)'")
-            }
-            characters[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
-        }
-        return overrides.merging(CastOverrides(provider: provider, language: language, narrator: narrator, characters: characters))
+        return overrides.merging(CastOverrides(provider: provider, language: language, narrator: narrator,
+                                                 characters: try CastOverrides.characters(parsing: voices)))
     }
 }

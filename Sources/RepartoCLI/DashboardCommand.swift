@@ -1,8 +1,5 @@
 import ArgumentParser
-import Logging
 import Operations
-import Postgres
-import ServiceLifecycle
 
 /// `reparto dashboard`: the web dashboard over the `ops.*` views, with its JSON API.
 struct DashboardCommand: AsyncParsableCommand {
@@ -22,28 +19,6 @@ struct DashboardCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = cluster.makeLogger("reparto.dashboard")
         RepartoMetrics.bootstrap()
-        var configuration = try cluster.dashboardPostgresConfiguration()
-        // /readyz should answer within a probe's timeout even when the server is unreachable.
-        configuration.connectTimeout = min(configuration.connectTimeout, 5)
-        let postgres = PostgresClient(configuration: configuration, maxConnections: 2, logger: logger)
-        let host = self.host
-        let database = configuration.database, user = configuration.user
-        let server = DashboardServer.buildApplication(
-            host: host, port: port, postgres: postgres, logger: logger,
-            onListening: { bound in
-                logger.info("dashboard listening", metadata: [
-                    "url": "http://\(host):\(bound)/", "host": "\(host)", "port": "\(bound)",
-                    "database": "\(database)", "user": "\(user)",
-                ])
-            })
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            await postgres.shutdown()
-            throw error
-        }
-        await postgres.shutdown()
+        try await DashboardServer.serve(database: try cluster.dashboardPostgresConfiguration(), host: host, port: port, logger: logger)
     }
 }

@@ -1,4 +1,7 @@
 import ArgumentParser
+// Every command parses the shared option groups (ClusterOptions) and reports CLIError lines.
+@_exported import CommandOptions
+import RepartoBench
 
 /// The `reparto` command line: every subcommand lives in its own file.
 public struct RepartoCommand: AsyncParsableCommand {

@@ -1,10 +1,8 @@
-import Analysis
 import ArgumentParser
 import Foundation
 import Jobs
 import RepartoKinds
 import TableRead
-import BookImport
 import TerminalText
 
 /// `reparto results ID [--json]`: a table read's files, durations, characters, scenes, failures.
@@ -21,27 +19,12 @@ struct ResultsCommand: AsyncParsableCommand {
         let logger = cluster.makeLogger("reparto.results")
         guard let production = UUID(uuidString: id) else { throw CLIError("'\(id)' is not a production id") }
         let assets = Kinds.assetsRoot(try cluster.configuration)
-        let (results, analysis) = try await cluster.withPostgres(logger: logger) { postgres in
-            let tableRead = try await TableReadClient(postgres: postgres, assetsRoot: assets).results(production)
-            return (tableRead, tableRead == nil ? try await AnalysisClient(postgres: postgres).results(production) : nil)
-        }
-        if let analysis {
-            print(json ? try JSONText.pretty(analysis) : AnalysisText.results(analysis), terminator: "")
-            return
-        }
-        guard let results else {
-            // Not a table read: perhaps a book import.
-            let books = try await cluster.withPostgres(logger: logger) { postgres in
-                try await BookImportClient(postgres: postgres, assetsRoot: assets).results(production)
-            }
-            guard let books else { throw CLIError("no table read with id \(id), and no book import") }
-            print(json ? try JSONText.pretty(books) : BookImportText.report(books), terminator: json ? "\n" : "")
-            return
-        }
-        if json {
-            print(try JSONText.pretty(results))
-        } else {
-            print(TableReadReport(assetsRoot: assets).full(results), terminator: "")
+        let results = try await cluster.withPostgres(logger: logger) { try await ProductionResults.load(production, postgres: $0, assetsRoot: assets) }
+        switch results {
+        case .analysis(let analysis): print(json ? try JSONText.pretty(analysis) : AnalysisText.results(analysis), terminator: "")
+        case .bookImport(let books): print(json ? try JSONText.pretty(books) : BookImportText.report(books), terminator: json ? "\n" : "")
+        case .tableRead(let tableRead): print(json ? try JSONText.pretty(tableRead) + "\n" : TableReadReport(assetsRoot: assets).full(tableRead), terminator: "")
+        case nil: throw CLIError("no table read with id \(id), and no book import")
         }
     }
 }

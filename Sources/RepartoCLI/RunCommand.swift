@@ -34,29 +34,21 @@ struct RunCommand: AsyncParsableCommand {
         let options = try tableRead.submissionOptions(configuration: cluster.configuration)
         let assets = Kinds.assetsRoot(try cluster.configuration)
         let file = self.file, workers = self.workers, timeout = self.timeout
-        var local = LocalCluster(cluster: cluster, workers: workers, namespace: try cluster.resolvedNamespace,
-                                 assetsRoot: assets, logger: logger)
-        local.concurrency = concurrency
-        let outcome: TableReadResults?
+        let outcome: TableReadResults??
         do {
-            outcome = try await runTableRead(local, file: file, options: options, assets: assets, timeout: timeout, logger: logger)
+            outcome = try await InProcessCluster.run(configuration: try cluster.configuration, workers: workers, concurrency: concurrency,
+                                                     namespace: try cluster.resolvedNamespace, assetsRoot: assets, logger: logger) { postgres in
+                let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
+                let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
+                print("production \(id.uuidString.lowercased()): \(URL(fileURLWithPath: file).lastPathComponent), \(workers) worker(s)")
+                let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
+                return try await tableReads.awaitResults(id, timeout: timeout, logger: logger) { view.show($0) }
+            }
         } catch is CancellationError {
             throw CLIError("interrupted: the production keeps what is finished and goes on when a coordinator and workers run (reparto watch ID)")
         }
-        guard let outcome else { throw CLIError("interrupted before the table read finished") }
+        guard let outcome = outcome ?? nil else { throw CLIError("interrupted before the table read finished") }
         print(TableReadReport(assetsRoot: assets).summary(outcome), terminator: "")
         if outcome.state != "completed" { throw ExitCode(1) }
-    }
-
-    private func runTableRead(_ local: LocalCluster, file: String, options: TableReadClient.Options, assets: URL,
-                              timeout: Double, logger: Logger) async throws -> TableReadResults? {
-        let workers = local.workers
-        return try await local.run { postgres -> TableReadResults? in
-            let tableReads = TableReadClient(postgres: postgres, assetsRoot: assets)
-            let id = try await tableReads.submit(file: URL(fileURLWithPath: file), options: options)
-            print("production \(id.uuidString.lowercased()): \(URL(fileURLWithPath: file).lastPathComponent), \(workers) worker(s)")
-            let view = StageProgressView(stageOrder: TableReadRequest.Stage.allCases.map(\.rawValue))
-            return try await tableReads.awaitResults(id, timeout: timeout, logger: logger) { view.show($0) }
-        } ?? nil
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Jobs
-import Postgres
 import TerminalText
 
 /// `reparto status [--json]`: the operations views as tables or JSON.
@@ -14,20 +13,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "Rows per view.") var limit: Int = 20
 
     func run() async throws {
-        let logger = cluster.makeLogger("reparto.status")
-        let views: [(OpsView, PostgresResult)] = try await cluster.withPostgres(logger: logger) { postgres in
-            var results: [(OpsView, PostgresResult)] = []
-            for view in OpsView.allCases { results.append((view, try await view.rows(limit: limit, on: postgres))) }
-            return results
-        }
-        if json {
-            print(StatusRendering.json(views))
-        } else {
-            for (view, rows) in views {
-                print("== \(view.rawValue) ==")
-                print(StatusRendering.table(rows), terminator: "")
-                print()
-            }
-        }
+        let views = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.status")) { try await OpsView.snapshot(limit: limit, on: $0) }
+        print(json ? StatusRendering.json(views) : StatusRendering.text(views), terminator: json ? "\n" : "")
     }
 }

@@ -32,18 +32,8 @@ struct TableReadOptions: ParsableArguments {
             throw CLIError("--\(error.description)")
         }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
-                                       linesPerJob: linesPerJob, name: name, formats: try Self.formats(self.formats), scope: scope,
+                                       linesPerJob: linesPerJob, name: name, formats: try AudioFileFormat.list(parsing: formats), scope: scope,
                                        lexicon: try lexicon.map(Self.loadLexicon))
-    }
-
-    /// The formats of a `--formats` list (`wav,mp3`), refusing an unknown one in one line.
-    static func formats(_ list: String) throws -> [AudioFileFormat] {
-        try list.split(separator: ",").map { name in
-            guard let format = AudioFileFormat(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw CLIError("unknown format '\(name)' in --formats (wav, mp3, m4b)")
-            }
-            return format
-        }
     }
 
     /// The lexicon file at `path`, or one error line naming the file and the first bad entry.

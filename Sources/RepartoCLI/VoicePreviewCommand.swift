@@ -21,40 +21,19 @@ struct VoicePreviewCommand: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Output WAV file (default: preview-VOICE.wav).") var output: String?
     @Flag(name: .long, help: "Replace an existing output file.") var force = false
 
-    /// The sentence spoken when no --text is given.
-    static let sampleSentence = "Every line of your screenplay can be read in this voice. How does it sound?"
-
     func run() async throws {
-        let path = output ?? Self.defaultFileName(voice: voice)
+        let path = output ?? VoicePreview.defaultFileName(voice: voice)
         if !force && FileManager.default.fileExists(atPath: path) { throw CLIError("\(path) exists (use --force to replace it)") }
         // No cluster flags here: the environment, else .reparto/env (API keys, the espeak-ng engine).
         let registry = VoiceProviderRegistry.standard(environment: try ConfigurationValues.load().variables)
-        let speaker = try await Self.provider(for: voice, named: provider, in: registry)
+        let speaker = try await VoicePreview.provider(for: voice, named: provider, in: registry)
         let audio = try await SpeechSynthesizer(registry: registry)
-            .synthesize(text: text ?? Self.sampleSentence, provider: speaker.id, voice: voice, language: nil, options: .standard)
+            .synthesize(text: text ?? VoicePreview.sampleSentence, provider: speaker.id, voice: voice, language: nil, options: .standard)
         do {
             try audio.data.write(to: URL(fileURLWithPath: path), options: force ? .atomic : .withoutOverwriting)
         } catch {
             throw CLIError("\(path): cannot write (\((error as NSError).localizedDescription))")
         }
         print("wrote \(path) (\(audio.duration.map { String(format: "%.2f s", $0) } ?? "?"), voice \(voice), \(speaker.id))")
-    }
-
-    /// `preview-VOICE.wav`, with characters a file name should not have (a voice id may hold `/`)
-    /// replaced by `-`.
-    static func defaultFileName(voice: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
-        let name = String(voice.map { allowed.contains($0) ? $0 : "-" }).trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        return "preview-\(name.isEmpty ? "voice" : name).wav"
-    }
-
-    /// The provider named, else the first configured one whose listing has `voice`, else the
-    /// default (which then refuses a voice it does not know).
-    static func provider(for voice: String, named id: String?, in registry: VoiceProviderRegistry) async throws -> any VoiceProvider {
-        if let id { return try registry.configuredProvider(id) }
-        for candidate in registry.all where candidate.isConfigured {
-            if let voices = try? await candidate.voices(language: nil), voices.contains(where: { $0.id == voice }) { return candidate }
-        }
-        return try registry.configuredProvider()
     }
 }

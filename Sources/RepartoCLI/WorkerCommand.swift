@@ -1,14 +1,8 @@
-import AMQP
 import ArgumentParser
 import Jobs
-import Logging
 import Operations
-import Postgres
 import RepartoConfiguration
 import RepartoKinds
-import ServiceLifecycle
-import TableRead
-import Threading
 
 /// `reparto worker`: consumes and runs jobs until SIGTERM/SIGINT, then drains.
 struct WorkerCommand: AsyncParsableCommand {
@@ -32,31 +26,12 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = cluster.makeLogger("reparto.worker")
         let configuration = try cluster.configuration
-        try Kinds.checkProviderSecrets(configuration)
-        let metricsPort = try metrics.resolvedPort(configuration)
-        if metricsPort != nil { RepartoMetrics.bootstrap() }
-        let amqp = try cluster.amqpConfiguration()
-        let postgres = PostgresClient(configuration: try cluster.postgresConfiguration(), maxConnections: 4, logger: logger)
-        let wait = try cluster.serverWait(longRunning: true)
-        let registry = Kinds.registry(configuration: configuration, postgres: postgres)
-        let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? registry.queues
-        let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
-                            settings: WorkerSettings(queues: queueList, concurrency: concurrency, prefetch: prefetch,
-                                                     heartbeatInterval: heartbeat, drainTimeout: drainTimeout,
-                                                     runsRelay: !noRelay, namespace: try cluster.resolvedNamespace),
-                            logger: logger)
-        // Services shut down in reverse order: the worker drains first, the metrics server goes last.
-        var services = metrics.services(port: metricsPort, health: worker.health, logger: logger)
-        let gate = StartupGate(worker) {
-            try await wait.broker(amqp, logger: logger)
-            guard try await wait.database(postgres, logger: logger) else { throw CLIError.noSchema(postgres) }
-        }
-        services.append(.init(service: gate, successTerminationBehavior: .gracefullyShutdownGroup))
-        let group = ServiceGroup(configuration: .init(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await withCleanup { try await group.run() } cleanup: { await postgres.shutdown() }
+        let queueList = queues.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? []
+        let settings = WorkerSettings(queues: queueList, concurrency: concurrency, prefetch: prefetch, heartbeatInterval: heartbeat,
+                                      drainTimeout: drainTimeout, runsRelay: !noRelay, namespace: try cluster.resolvedNamespace)
+        try await ClusterProcess.runWorker(configuration: configuration, settings: settings, metrics: try metrics.endpoint(configuration),
+                                           logger: cluster.makeLogger("reparto.worker"))
     }
 }
 
@@ -70,33 +45,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var metrics: MetricsOptions
 
     func run() async throws {
-        let logger = cluster.makeLogger("reparto.coordinator")
-        let metricsPort = try metrics.resolvedPort(try cluster.configuration)
-        if metricsPort != nil { RepartoMetrics.bootstrap() }
-        let amqp = try cluster.amqpConfiguration()
-        let postgres = PostgresClient(configuration: try cluster.postgresConfiguration(), maxConnections: 1, logger: logger)
-        let wait = try cluster.serverWait(longRunning: true)
-        let settings = CoordinatorSettings(retention: try RetentionPolicy(configuration: try cluster.configuration))
-        let sweep: ScheduleCadence?
-        do { sweep = try AssetSweepJob.cadence(every: try cluster.configuration[AssetSweepJob.everyVariable]) } catch let error as ScheduleError {
-            throw CLIError("bad \(AssetSweepJob.everyVariable): \(error.description)")
-        }
-        let coordinator = Coordinator(postgres: try cluster.postgresConfiguration(applicationName: "reparto-coordinator"),
-                                      amqp: amqp, namespace: try cluster.resolvedNamespace, plans: Kinds.plans(),
-                                      settings: settings, logger: logger)
-        var services = metrics.services(port: metricsPort, health: coordinator.health, logger: logger)
-        if metricsPort != nil {
-            // The pool stays open for the sampler of queue lag and outbox backlog.
-            services.append(.init(service: BacklogSampler(postgres: postgres, logger: logger)))
-        }
-        services.append(.init(service: StartupGate(coordinator) {
-            try await wait.broker(amqp, logger: logger)
-            guard try await wait.database(postgres, logger: logger) else { throw CLIError.noSchema(postgres) }
-            try await AssetSweepJob.keepScheduled(sweep, client: JobClient(postgres: postgres))
-        }))
-        let group = ServiceGroup(configuration: .init(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await withCleanup { try await group.run() } cleanup: { await postgres.shutdown() }
+        let configuration = try cluster.configuration
+        try await ClusterProcess.runCoordinator(configuration: configuration, metrics: try metrics.endpoint(configuration),
+                                                logger: cluster.makeLogger("reparto.coordinator"))
     }
 }
 
@@ -112,11 +63,8 @@ struct MetricsOptions: ParsableArguments {
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be between 0 and 65535") }
     }
 
-    func resolvedPort(_ configuration: ConfigurationValues) throws -> Int? {
-        try MetricsServerSetting.port(flag: metricsPort, variable: configuration[OperationsEndpoints.metricsPortVariable])
-    }
-
-    func services(port: Int?, health: ConnectionHealth, logger: Logger) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        MetricsServerSetting.services(host: metricsHost, port: port, health: health, logger: logger)
+    /// The server these flags and `REPARTO_METRICS_PORT` ask for.
+    func endpoint(_ configuration: ConfigurationValues) throws -> ClusterProcess.MetricsEndpoint {
+        .init(host: metricsHost, port: try MetricsServerSetting.port(flag: metricsPort, variable: configuration[OperationsEndpoints.metricsPortVariable]))
     }
 }

@@ -29,15 +29,8 @@ public struct Element: Codable, Sendable, Hashable {
     public init(type: ElementType, text: String, chapterIndex: Int = 0, orderIndex: Int = 0,
                 level: Int? = nil, sceneNumber: String? = nil, name: String? = nil,
                 extension: String? = nil, dual: Bool? = nil) {
-        self.type = type
-        self.text = text
-        self.chapterIndex = chapterIndex
-        self.orderIndex = orderIndex
-        self.level = level
-        self.sceneNumber = sceneNumber
-        self.name = name
-        self.extension = `extension`
-        self.dual = dual
+        (self.type, self.text, self.chapterIndex, self.orderIndex, self.level, self.sceneNumber, self.name, self.extension, self.dual)
+            = (type, text, chapterIndex, orderIndex, level, sceneNumber, name, `extension`, dual)
     }
 }
 

@@ -18,6 +18,30 @@ public enum AudioFileFormat: String, CaseIterable, Codable, Sendable, Hashable {
     }
 }
 
+extension AudioFileFormat {
+    /// The formats of a comma-separated list (`wav,mp3`, case and spaces ignored), as the
+    /// `--formats` flag of `reparto submit`, `run` and `bench pipeline` takes them.
+    /// - Throws: ``UnknownAudioFileFormat`` naming the first name that is not a format.
+    public static func list(parsing text: String) throws(UnknownAudioFileFormat) -> [AudioFileFormat] {
+        try text.split(separator: ",").map { (name) throws(UnknownAudioFileFormat) in
+            guard let format = AudioFileFormat(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw UnknownAudioFileFormat(name: String(name))
+            }
+            return format
+        }
+    }
+}
+
+/// A name in a `--formats` list that is not an ``AudioFileFormat``.
+public struct UnknownAudioFileFormat: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The name as given.
+    public var name: String
+
+    public var description: String {
+        "unknown format '\(name)' in --formats (\(AudioFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+    }
+}
+
 /// What a listener's player shows: title, author and chapters.
 public struct AudioTags: Sendable, Hashable {
     public struct Chapter: Sendable, Hashable {

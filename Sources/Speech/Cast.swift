@@ -204,3 +204,27 @@ public struct CastOverrides: Codable, Sendable, Hashable {
         return out
     }
 }
+
+extension CastOverrides {
+    /// Characters' voices from `NAME=VOICE` pairs, as the `--voice` flag gives them (`VOICE` may be
+    /// `provider:voice`); a later pair for the same name wins.
+    /// - Throws: ``VoiceAssignmentError`` for a pair without a name, an `=` or a voice.
+    public static func characters(parsing pairs: [String]) throws(VoiceAssignmentError) -> [String: String] {
+        var characters: [String: String] = [:]
+        for pair in pairs {
+            guard let eq = pair.firstIndex(of: "="), !pair[..<eq].isEmpty, !pair[pair.index(after: eq)...].isEmpty else {
+                throw VoiceAssignmentError(pair: pair)
+            }
+            characters[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+        }
+        return characters
+    }
+}
+
+/// A `--voice` value that is not `NAME=VOICE`.
+public struct VoiceAssignmentError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The value as given.
+    public var pair: String
+
+    public var description: String { "--voice takes NAME=VOICE, not '\(pair)'" }
+}

@@ -28,11 +28,7 @@ public struct SpeakableItem: Codable, Sendable, Hashable {
 
     public init(chapterIndex: Int, orderIndex: Int, elementType: ElementType, role: SpeakerRole, text: String,
                 delivery: Delivery? = nil) {
-        self.chapterIndex = chapterIndex
-        self.orderIndex = orderIndex
-        self.elementType = elementType
-        self.role = role
-        self.text = text
-        self.delivery = delivery
+        (self.chapterIndex, self.orderIndex, self.elementType, self.role, self.text, self.delivery)
+            = (chapterIndex, orderIndex, elementType, role, text, delivery)
     }
 }

@@ -20,13 +20,8 @@ public struct Voice: Codable, Sendable, Hashable {
 
     public init(id: String, name: String, languages: [String], gender: String? = nil, provider: String,
                 age: String? = nil, accent: String? = nil) {
-        self.id = id
-        self.name = name
-        self.languages = languages
-        self.gender = gender
-        self.provider = provider
-        self.age = age
-        self.accent = accent
+        (self.id, self.name, self.languages, self.gender, self.provider, self.age, self.accent)
+            = (id, name, languages, gender, provider, age, accent)
     }
 
     /// True when the voice speaks `language` (`en` matches `en-us`; nil or empty matches all).
@@ -57,11 +52,8 @@ public struct SynthesisOptions: Codable, Sendable, Hashable {
     public var style: DeliveryStyle?
 
     public init(speed: Double = 1.0, pitch: Int? = nil, model: String? = nil, volume: Double? = nil, style: DeliveryStyle? = nil) {
-        self.speed = speed
-        self.pitch = pitch
-        self.model = model
-        self.volume = volume
-        self.style = style
+        (self.speed, self.pitch, self.model, self.volume, self.style)
+            = (speed, pitch, model, volume, style)
     }
 
     /// Default options.

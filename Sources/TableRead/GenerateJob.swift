@@ -73,12 +73,8 @@ public struct GenerateJob: JobParameters {
 
         public init(text: String, voice: String, provider: String? = nil, language: String? = nil,
                     options: SynthesisOptions? = nil, owner: Owner? = nil) {
-            self.text = text
-            self.voice = voice
-            self.provider = provider
-            self.language = language
-            self.options = options
-            self.owner = owner
+            (self.text, self.voice, self.provider, self.language, self.options, self.owner)
+                = (text, voice, provider, language, options, owner)
         }
 
         /// The provider id after defaulting.

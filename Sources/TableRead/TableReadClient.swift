@@ -43,14 +43,8 @@ public struct TableReadClient: Sendable {
         public init(cast: CastOverrides = CastOverrides(), announceCharacters: Bool = false, priority: JobPriority = .normal,
                     linesPerJob: Int = 1, name: String? = nil, formats: [AudioFileFormat] = [.wav], scope: TableReadScope? = nil,
                     lexicon: PronunciationLexicon? = nil) {
-            self.formats = formats
-            self.scope = scope
-            self.lexicon = lexicon
-            self.cast = cast
-            self.announceCharacters = announceCharacters
-            self.priority = priority
-            self.linesPerJob = linesPerJob
-            self.name = name
+            (self.formats, self.scope, self.lexicon, self.cast, self.announceCharacters, self.priority, self.linesPerJob, self.name)
+                = (formats, scope, lexicon, cast, announceCharacters, priority, linesPerJob, name)
         }
     }
 
@@ -89,20 +83,12 @@ public struct TableReadClient: Sendable {
                                        linesPerJob: options.linesPerJob, priority: options.priority,
                                        formats: options.formats.filter { $0 != .wav },
                                        scope: options.scope.flatMap { $0.isWhole ? nil : $0 }, lexicon: options.lexicon)
-        let parameters = try JSONEncoder().encode(request)
-        let id = UUID()
-        let name = options.name ?? file.lastPathComponent
-        try await postgres.withTransaction { connection in
-            _ = try JobClient.createProduction(id: id, name: name, plan: TableReadRequest.plan,
-                                               stage: TableReadRequest.Stage.parse.rawValue, parameters: parameters, in: connection)
+        return try await JobClient(postgres: postgres).startProduction(
+            name: options.name ?? file.lastPathComponent, plan: TableReadRequest.plan, stage: TableReadRequest.Stage.parse.rawValue,
+            request: request, firstJob: ParseJob(sourcePath: sourcePath, format: format.rawValue), options: request.jobOptions
+        ) { id, connection in
             try TableReadRows.create(productionID: id, request: request, on: connection)
-            var jobOptions = request.jobOptions
-            jobOptions.productionID = id
-            jobOptions.stage = TableReadRequest.Stage.parse.rawValue
-            try JobClient.enqueue([try JobRequest(ParseJob(sourcePath: sourcePath, format: format.rawValue), options: jobOptions)],
-                                  in: connection)
         }
-        return id
     }
 
     /// Follows the table read until it finishes (progress through `onProgress`, LISTEN/NOTIFY

@@ -16,11 +16,8 @@ public struct TableReadTimeline: Sendable, Hashable {
 
         public init(chapter: Double = 2.0, scene: Double = 1.2, speakerChange: Double = 0.45,
                     sameSpeaker: Double = 0.3, edge: Double = 0.25) {
-            self.chapter = chapter
-            self.scene = scene
-            self.speakerChange = speakerChange
-            self.sameSpeaker = sameSpeaker
-            self.edge = edge
+            (self.chapter, self.scene, self.speakerChange, self.sameSpeaker, self.edge)
+                = (chapter, scene, speakerChange, sameSpeaker, edge)
         }
         public static let standard = Pauses()
     }
@@ -39,13 +36,8 @@ public struct TableReadTimeline: Sendable, Hashable {
 
         public init(chapterIndex: Int, orderIndex: Int, sceneIndex: Int?, speaker: String, text: String, duration: Double?,
                     deliveryPause: Double = 0) {
-            self.chapterIndex = chapterIndex
-            self.orderIndex = orderIndex
-            self.sceneIndex = sceneIndex
-            self.speaker = speaker
-            self.text = text
-            self.duration = duration
-            self.deliveryPause = deliveryPause
+            (self.chapterIndex, self.orderIndex, self.sceneIndex, self.speaker, self.text, self.duration, self.deliveryPause)
+                = (chapterIndex, orderIndex, sceneIndex, speaker, text, duration, deliveryPause)
         }
     }
 

@@ -10,6 +10,11 @@ public enum StatusRendering {
         return TextTable.render(header: columns, rows: result.map { row in columns.indices.map { row[$0] ?? "-" } })
     }
 
+    /// Every view as `== name ==`, its table and a blank line.
+    public static func text(_ views: [(OpsView, PostgresResult)]) -> String {
+        views.map { view, rows in "== \(view.rawValue) ==\n" + table(rows) + "\n" }.joined()
+    }
+
     public static func json(_ views: [(OpsView, PostgresResult)]) -> String {
         var object: [String: Any] = [:]
         for (view, result) in views {

@@ -32,12 +32,7 @@ public struct JobOutcome: Sendable {
 
     public init(id: UUID, attempt: Int, state: State, result: Data? = nil, error: String? = nil, retryDelay: Double? = nil,
                 runAt: Date? = nil) {
-        self.runAt = runAt
-        self.id = id
-        self.attempt = attempt
-        self.state = state
-        self.result = result
-        self.error = error
-        self.retryDelay = retryDelay
+        (self.runAt, self.id, self.attempt, self.state, self.result, self.error, self.retryDelay)
+            = (runAt, id, attempt, state, result, error, retryDelay)
     }
 }

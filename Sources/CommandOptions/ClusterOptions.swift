@@ -15,30 +15,34 @@ import Threading
 /// comes from `REPARTO_AMQP_PASSWORD` / `REPARTO_DATABASE_PASSWORD` or the file their `_FILE`
 /// form names (Docker and Kubernetes secrets; both set is an error), from the URL in the
 /// environment, or from the env file (`.reparto/env`, written by `scripts/services up`).
-struct ClusterOptions: ParsableArguments {
-    @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).") var amqpURL: String?
-    @Option(name: .long, help: "PostgreSQL URL without password (default: $REPARTO_DATABASE_URL).") var databaseURL: String?
-    @Option(name: .long, help: "File of KEY=VALUE lines read when a variable is not set (default: .reparto/env if present).") var envFile: String?
+public struct ClusterOptions: ParsableArguments {
+    @Option(name: .long, help: "RabbitMQ URL without password (default: $REPARTO_AMQP_URL).") public var amqpURL: String?
+    @Option(name: .long, help: "PostgreSQL URL without password (default: $REPARTO_DATABASE_URL).") public var databaseURL: String?
+    @Option(name: .long, help: "File of KEY=VALUE lines read when a variable is not set (default: .reparto/env if present).") public var envFile: String?
     @Option(name: .long, help: "Queue namespace, so several clusters can share a broker (default: $REPARTO_NAMESPACE or none).")
-    var namespace: String?
+    public var namespace: String?
+
+    /// Creates the options (ArgumentParser fills them in).
+    public init() {}
 
     /// The namespace from `--namespace`, `REPARTO_NAMESPACE` (environment or env file), or none.
-    var resolvedNamespace: String {
+    public var resolvedNamespace: String {
         get throws { try configuration[Self.namespaceVariable] ?? "" }
     }
 
     @Option(name: .long, help: "Seconds to wait for RabbitMQ and PostgreSQL at start-up, or 'forever' (default: $REPARTO_WAIT_FOR_SERVERS, else forever for worker, coordinator and run, 5 for other commands).")
-    var waitForServers: String?
+    public var waitForServers: String?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
-    @Option(name: .long, help: "Log format: text or json, one object per line (default: $REPARTO_LOG_FORMAT or text).") var logFormat: String?
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.") public var logLevel: String = "info"
+    @Option(name: .long, help: "Log format: text or json, one object per line (default: $REPARTO_LOG_FORMAT or text).") public var logFormat: String?
 
     /// The log format from `--log-format`, `REPARTO_LOG_FORMAT`, or text.
-    var resolvedLogFormat: LogFormat {
+    public var resolvedLogFormat: LogFormat {
         get throws { try LogFormat(setting: configuration[OperationsEndpoints.logFormatVariable]) }
     }
 
-    func validate() throws {
+    /// Refuses a password in a URL flag, an unknown log level or format, and a bad wait.
+    public func validate() throws {
         do {
             try ConfigurationValues.refusePassword(inURL: amqpURL, flag: "--amqp-url", passwordVariable: Self.amqpPasswordVariable)
             try ConfigurationValues.refusePassword(inURL: databaseURL, flag: "--database-url", passwordVariable: Self.databasePasswordVariable)
@@ -58,21 +62,22 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
-    static let amqpURLVariable = ClusterSettings.amqpURLVariable
-    static let databaseURLVariable = ClusterSettings.databaseURLVariable
-    static let amqpPasswordVariable = ClusterSettings.amqpPasswordVariable
-    static let databasePasswordVariable = ClusterSettings.databasePasswordVariable
-    static let namespaceVariable = ClusterSettings.namespaceVariable
-    static let waitVariable = ClusterSettings.waitVariable
+    /// The variables the flags stand for (``ClusterSettings``'s).
+    public static let amqpURLVariable = ClusterSettings.amqpURLVariable
+    public static let databaseURLVariable = ClusterSettings.databaseURLVariable
+    public static let amqpPasswordVariable = ClusterSettings.amqpPasswordVariable
+    public static let databasePasswordVariable = ClusterSettings.databasePasswordVariable
+    public static let namespaceVariable = ClusterSettings.namespaceVariable
+    public static let waitVariable = ClusterSettings.waitVariable
 
     /// See ``ClusterSettings/serverWait(_:longRunning:)``.
-    func serverWait(longRunning: Bool) throws -> ServerWait {
+    public func serverWait(longRunning: Bool) throws -> ServerWait {
         try ClusterSettings.serverWait(configuration, longRunning: longRunning)
     }
 
     /// The merged view every command reads: these flags (as the variables they stand for), else
     /// the process environment, else `--env-file` (which must be readable) or `.reparto/env`.
-    var configuration: ConfigurationValues {
+    public var configuration: ConfigurationValues {
         get throws {
             try ConfigurationValues.load(flags: [
                 Self.amqpURLVariable: amqpURL,
@@ -84,15 +89,23 @@ struct ClusterOptions: ParsableArguments {
         }
     }
 
-    func amqpConfiguration() throws -> AMQPConfiguration { try ClusterSettings.amqp(configuration) }
+    /// The flags a child `reparto` process (a benchmark's worker) needs to reach the same servers
+    /// with the same configuration: `--env-file` and `--amqp-url` when given.
+    public var childArguments: [String] {
+        (envFile.map { ["--env-file", $0] } ?? []) + (amqpURL.map { ["--amqp-url", $0] } ?? [])
+    }
 
-    func postgresConfiguration(applicationName: String = "reparto") throws -> PostgresConfiguration {
+    /// See ``ClusterSettings/amqp(_:)``.
+    public func amqpConfiguration() throws -> AMQPConfiguration { try ClusterSettings.amqp(configuration) }
+
+    /// See ``ClusterSettings/postgres(_:applicationName:urlVariable:passwordVariable:)``.
+    public func postgresConfiguration(applicationName: String = "reparto") throws -> PostgresConfiguration {
         try ClusterSettings.postgres(configuration, applicationName: applicationName)
     }
 
     /// The dashboard's database: `REPARTO_DASHBOARD_DATABASE_URL` (normally the read-only
     /// `reparto_dashboard` role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the cluster's.
-    func dashboardPostgresConfiguration() throws -> PostgresConfiguration {
+    public func dashboardPostgresConfiguration() throws -> PostgresConfiguration {
         let values = try configuration
         guard values[OperationsEndpoints.dashboardDatabaseURLVariable] != nil else {
             return try ClusterSettings.postgres(values, applicationName: "reparto-dashboard")
@@ -103,13 +116,13 @@ struct ClusterOptions: ParsableArguments {
     }
 
     /// Bootstraps logging with `--log-level` and `--log-format` (once per process) and returns a logger.
-    func makeLogger(_ label: String) -> Logger {
+    public func makeLogger(_ label: String) -> Logger {
         LoggingSetup.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info, format: (try? resolvedLogFormat) ?? .text)
         return Logger(label: label)
     }
 
     /// Runs `body` with a connected pool and shuts the pool down afterwards, success or not.
-    func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, longRunning: Bool = false, logger: Logger,
+    public func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, longRunning: Bool = false, logger: Logger,
                          _ body: (PostgresClient) async throws -> T) async throws -> T {
         let postgres = try await connectPostgres(maxConnections: maxConnections, requireSchema: requireSchema,
                                                  longRunning: longRunning, logger: logger)
@@ -117,32 +130,22 @@ struct ClusterOptions: ParsableArguments {
     }
 
     /// Runs `body` with a ``JobClient`` on a small pool, logging as `label`.
-    func withJobClient<T>(_ label: String, _ body: (JobClient) async throws -> T) async throws -> T {
+    public func withJobClient<T>(_ label: String, _ body: (JobClient) async throws -> T) async throws -> T {
         try await withPostgres(logger: makeLogger(label)) { try await body(JobClient(postgres: $0)) }
     }
 
     /// A pool, once the database answers (waiting as ``serverWait(longRunning:)`` says, then one
     /// clear line). With `requireSchema`, a database that was never migrated is reported as such.
-    func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, longRunning: Bool = false,
+    public func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, longRunning: Bool = false,
                          logger: Logger) async throws -> PostgresClient {
         let client = PostgresClient(configuration: try postgresConfiguration(), maxConnections: maxConnections, logger: logger)
         do {
-            let migrated = try await serverWait(longRunning: longRunning).database(client, logger: logger)
-            if requireSchema && !migrated { throw CLIError.noSchema(client) }
+            let wait = try serverWait(longRunning: longRunning)
+            if requireSchema { try await wait.migratedDatabase(client, logger: logger) } else { _ = try await wait.database(client, logger: logger) }
         } catch {
             await client.shutdown()
             throw error
         }
         return client
-    }
-}
-
-/// A failure the CLI reports as one line (ArgumentParser prints `Error: <description>`).
-struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-
-    static func noSchema(_ client: PostgresClient) -> CLIError {
-        CLIError("database \(client.configuration.database) has no Reparto schema: run reparto migrate")
     }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import CommandOptions
 import Foundation
-import RepartoBench
+import RepartoKinds
 import Speech
 
 /// `reparto bench pipeline`: a generated feature-length table read on a coordinator and workers in
-/// this process (``LocalCluster``) against its engine (espeak-ng or flite) run directly; see
+/// this process (``InProcessCluster``) against its engine (espeak-ng or flite) run directly; see
 /// ``PipelineBenchmark``.
 struct BenchPipelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,15 +47,16 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         var quiet = cluster.makeLogger("reparto.bench")
         if cluster.logLevel == "info" { quiet.logLevel = .warning }
         let logger = quiet
-        let formats = try TableReadOptions.formats(formats)
         let bench = PipelineBenchmark(lines: lines, seed: seed, engine: PipelineBenchmark.Engine(rawValue: provider) ?? .espeak,
-                                      formats: formats)
+                                      formats: try AudioFileFormat.list(parsing: formats))
         var environment = cluster
         environment.namespace = bench.namespace
-        var local = LocalCluster(cluster: environment, workers: workers, namespace: bench.namespace, assetsRoot: bench.assets,
-                                 logger: logger)
-        local.concurrency = concurrency
+        let configuration = try environment.configuration
+        let workers = self.workers, concurrency = self.concurrency
         try await bench.run(processes: workers, skipDirect: skipDirect, libraryPeer: libraryPeer.url, linesPerJob: linesPerJob,
-                            timeout: timeout, logger: logger, cluster: { try await local.run($0) }, report: { print($0) })
+                            timeout: timeout, logger: logger, cluster: { body in
+                                try await InProcessCluster.run(configuration: configuration, workers: workers, concurrency: concurrency,
+                                                               namespace: bench.namespace, assetsRoot: bench.assets, logger: logger, body)
+                            }, report: { print($0) })
     }
 }

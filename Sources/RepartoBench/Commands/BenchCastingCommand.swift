@@ -1,6 +1,6 @@
 import ArgumentParser
+import CommandOptions
 import Foundation
-import RepartoBench
 import RepartoConfiguration
 import Speech
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RepartoBench
+import CommandOptions
 
 /// `reparto bench limits`: a cluster-wide rate limit across worker processes, and its overhead.
 struct BenchLimitsCommand: AsyncParsableCommand {
@@ -23,11 +23,8 @@ struct BenchLimitsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var workerArguments: [String] = []
-        if let envFile = cluster.envFile { workerArguments += ["--env-file", envFile] }
-        if let amqpURL = cluster.amqpURL { workerArguments += ["--amqp-url", amqpURL] }
         let benchmark = LimitsBenchmark(jobs: jobs, rate: rate, burst: burst, workers: workers, concurrency: concurrency,
-                                        overheadJobs: overheadJobs, rounds: rounds, workerArguments: workerArguments)
+                                        overheadJobs: overheadJobs, rounds: rounds, workerArguments: cluster.childArguments)
         let report = try await benchmark.run(admin: try cluster.postgresConfiguration(applicationName: "reparto-bench"),
                                              logger: cluster.makeLogger("reparto.bench"))
         print(report, terminator: "")

@@ -1,11 +1,14 @@
 import ArgumentParser
 
 /// `reparto bench`: benchmarks (jobs end to end by default; parse and speech too).
-struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct BenchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks: job throughput and latency, parsing, speech, casting, analysis.",
         subcommands: [BenchJobsCommand.self, BenchSoakCommand.self, BenchParseCommand.self, BenchSpeechCommand.self,
                       BenchPipelineCommand.self, BenchLimitsCommand.self, BenchCastingCommand.self, BenchImportCommand.self,
                       BenchAnalyzeCommand.self],
         defaultSubcommand: BenchJobsCommand.self)
+
+    /// Creates the command (ArgumentParser fills it in).
+    public init() {}
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RepartoBench
+import CommandOptions
 
 /// `reparto bench analyze`: a synthetic script analysed under a provider rate limit (bench/analyze/run.sh
 /// points `OPENAI_BASE_URL` at a stand-in answering in 200 ms).
@@ -24,11 +24,8 @@ struct BenchAnalyzeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var childArguments: [String] = []
-        if let envFile = cluster.envFile { childArguments += ["--env-file", envFile] }
-        if let amqpURL = cluster.amqpURL { childArguments += ["--amqp-url", amqpURL] }
         let benchmark = AnalysisBenchmark(scenes: scenes, rate: rate, burst: burst, workers: workers, concurrency: concurrency,
-                                          roundTrip: roundTrip, childArguments: childArguments)
+                                          roundTrip: roundTrip, childArguments: cluster.childArguments)
         let report = try await benchmark.run(admin: try cluster.postgresConfiguration(applicationName: "reparto-bench"),
                                              logger: cluster.makeLogger("reparto.bench"))
         print(report, terminator: "")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RepartoBench
+import CommandOptions
 
 /// `reparto bench jobs`: no-op jobs end to end against a live cluster (workers running); see ``JobsBenchmark``.
 struct BenchJobsCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
-import TerminalText
 import ArgumentParser
-import RepartoBench
+import CommandOptions
+import TerminalText
 
 /// `reparto bench parse FILE... [--iterations N]`: times the screenplay parser on each file
 /// (each file is read once, before timing) and prints mean and median milliseconds and MB/s.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RepartoBench
+import CommandOptions
 
 /// `reparto bench speech [--lines FILE] [--count N] [--rounds R] [--cluster]`: Reparto's espeak-ng
 /// provider against espeak-ng run directly (``SpeechProviderBenchmark``), or with `--cluster` the
@@ -42,11 +42,8 @@ public struct BenchSpeechCommand: AsyncParsableCommand {
         }
         var seen = Set<String>()  // a repeated line would be reused, not synthesized
         let texts = (file ?? BenchSentences.distinct(count)).filter { seen.insert($0).inserted }
-        var workerArguments: [String] = []
-        if let envFile = clusterOptions.envFile { workerArguments += ["--env-file", envFile] }
-        if let amqpURL = clusterOptions.amqpURL { workerArguments += ["--amqp-url", amqpURL] }
         let report = try await SpeechClusterBench(
-            admin: try clusterOptions.postgresConfiguration(applicationName: "reparto-bench"), workerArguments: workerArguments,
+            admin: try clusterOptions.postgresConfiguration(applicationName: "reparto-bench"), workerArguments: clusterOptions.childArguments,
             lines: texts, voice: voice, rounds: rounds, batch: batch, workerConcurrency: workerConcurrency, pin: !noPin,
             timeout: timeout, libraryPeer: libraryPeer.url, logger: clusterOptions.makeLogger("reparto.bench")).run()
         print(report, terminator: "")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RepartoBench
+import CommandOptions
 
 /// `reparto bench soak`: rounds of no-op jobs with the workers' RSS and descriptors after each.
 struct BenchSoakCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import CommandOptions
 import Foundation
-import RepartoBench
 
 /// `reparto bench import`: a generated export imported and enriched against an unthrottled Open
 /// Library stand-in, then under a request-rate limit; see ``ImportBenchmark``.
