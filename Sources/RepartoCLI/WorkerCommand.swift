@@ -23,6 +23,9 @@ struct WorkerCommand: AsyncParsableCommand {
         guard prefetch >= 1 && prefetch <= 65535 else { throw ValidationError("--prefetch must be between 1 and 65535") }
         guard heartbeat > 0 else { throw ValidationError("--heartbeat must be positive") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
+        guard queues.map({ $0.contains { $0 != "," && $0 != " " } }) ?? true else {
+            throw ValidationError("--queues names no queue (leave it out to consume every queue)")
+        }
     }
 
     func run() async throws {
