@@ -23,7 +23,7 @@ struct ResultsCommand: AsyncParsableCommand {
         let assets = Kinds.assetsRoot(try cluster.configuration)
         let (results, analysis) = try await cluster.withPostgres(logger: logger) { postgres in
             let tableRead = try await TableReadClient(postgres: postgres, assetsRoot: assets).results(production)
-            return (tableRead, tableRead == nil ? try await AnalysisClient(postgres: postgres).results(production) : nil)
+            return (tableRead, tableRead == nil ? try await AnalysisClient(postgres: postgres, assetsRoot: assets).results(production) : nil)
         }
         if let analysis {
             print(json ? try JSONText.pretty(analysis) : AnalysisText.results(analysis), terminator: "")
