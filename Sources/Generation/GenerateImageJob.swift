@@ -5,35 +5,28 @@ import Providers
 /// The `generate-image` job kind: one PNG from a prompt, written to the asset volume
 /// (`cache/image/…/<key>.png`, atomically, with its SHA-256) and recorded as a
 /// `generated_content` row (`image/png`); the same provider, model, size and prompt reuse it
-/// (unless ``fresh``).
-public struct GenerateImageJob: ProviderChainJob {
+/// (unless `fresh`).
+public typealias GenerateImageJob = SingleResultJob<ImageRequest>
+
+extension ImageRequest: SingleResultRequest {
+    public typealias JobResult = GenerateImageResult
     /// `generate-image`.
-    public static let kind = "generate-image"
-    public static let queue = "generate"
-    public static let timeout: Double = 600
+    public static var jobKind: String { "generate-image" }
+}
 
-    public var providers: [String]
-    public var request: ImageRequest
-    public var fresh: Bool?
-
-    public init(providers: [String], request: ImageRequest, fresh: Bool = false) {
-        (self.providers, self.request, self.fresh) = (providers, request, fresh ? true : nil)
-    }
-
-    /// What a `generate-image` job returns.
-    public struct Result: Codable, Sendable, Hashable {
-        public var provider: String
-        public var model: String
-        public var contentID: UUID
-        public var contentKey: String
-        /// The PNG, relative to the asset root.
-        public var path: String
-        public var sha256: String
-        public var sizeBytes: Int64
-        public var revisedPrompt: String?
-        public var reused: Bool
-        public var failures: [String]
-    }
+/// What a `generate-image` job returns.
+public struct GenerateImageResult: Codable, Sendable, Hashable {
+    public var provider: String
+    public var model: String
+    public var contentID: UUID
+    public var contentKey: String
+    /// The PNG, relative to the asset root.
+    public var path: String
+    public var sha256: String
+    public var sizeBytes: Int64
+    public var revisedPrompt: String?
+    public var reused: Bool
+    public var failures: [String]
 }
 
 /// The work behind `generate-image`.

@@ -3,51 +3,35 @@ import Foundation
 import Jobs
 import Providers
 
-/// The `generate-text` job kind: one text from the first provider of ``providers`` that answers,
+/// The `generate-text` job kind: one text from the first provider of its chain that answers,
 /// stored as a `generated_content` row (`text/plain`, inline up to 8 KiB, else a file on the
 /// asset volume), reused when the same provider, model, parameters and messages were answered
-/// before (unless ``fresh``).
-///
-/// ```swift
-/// try await client.enqueue(GenerateTextJob(providers: ["anthropic", "openai"],
-///                                          request: TextGenerationRequest(prompt: "A logline for …")))
-/// ```
-public struct GenerateTextJob: ProviderChainJob {
+/// before (unless `fresh`).
+public typealias GenerateTextJob = SingleResultJob<TextGenerationRequest>
+
+extension TextGenerationRequest: SingleResultRequest {
+    public typealias JobResult = GenerateTextResult
     /// `generate-text`.
-    public static let kind = "generate-text"
-    /// `generate`: the queue of generation workers.
-    public static let queue = "generate"
-    /// Seconds one attempt may run (every provider of the chain included).
-    public static let timeout: Double = 600
+    public static var jobKind: String { "generate-text" }
+}
 
-    /// The fallback chain, tried in order.
-    public var providers: [String]
-    public var request: TextGenerationRequest
-    /// True: ask the provider even when a stored answer exists (and replace it).
-    public var fresh: Bool?
-
-    public init(providers: [String], request: TextGenerationRequest, fresh: Bool = false) {
-        (self.providers, self.request, self.fresh) = (providers, request, fresh ? true : nil)
-    }
-
-    /// What a `generate-text` job returns.
-    public struct Result: Codable, Sendable, Hashable {
-        /// The provider that answered, and its model.
-        public var provider: String
-        public var model: String
-        /// The `generated_content` row.
-        public var contentID: UUID
-        public var contentKey: String
-        /// The text when stored inline; nil when it is in ``path``.
-        public var text: String?
-        public var path: String?
-        public var inputTokens: Int?
-        public var outputTokens: Int?
-        /// True when a stored answer was used.
-        public var reused: Bool
-        /// The providers tried before, each with its failure.
-        public var failures: [String]
-    }
+/// What a `generate-text` job returns.
+public struct GenerateTextResult: Codable, Sendable, Hashable {
+    /// The provider that answered, and its model.
+    public var provider: String
+    public var model: String
+    /// The `generated_content` row.
+    public var contentID: UUID
+    public var contentKey: String
+    /// The text when stored inline; nil when it is in ``path``.
+    public var text: String?
+    public var path: String?
+    public var inputTokens: Int?
+    public var outputTokens: Int?
+    /// True when a stored answer was used.
+    public var reused: Bool
+    /// The providers tried before, each with its failure.
+    public var failures: [String]
 }
 
 /// The work behind `generate-text`.

@@ -15,6 +15,44 @@ extension ProviderChainJob {
     public var limitKey: String? { providers.first.map(ProviderChainRunner.limitKey) }
 }
 
+/// A request that one `generate` job answers with one result: `generate-text`'s
+/// ``TextGenerationRequest``, `generate-image`'s ``ImageRequest``.
+public protocol SingleResultRequest: Codable, Sendable, Hashable {
+    /// What the job returns.
+    associatedtype JobResult: Codable, Sendable, Hashable
+    /// The job kind (`generate-text`, `generate-image`).
+    static var jobKind: String { get }
+}
+
+/// The parameters of `generate-text` and `generate-image` (``GenerateTextJob``,
+/// ``GenerateImageJob``): a fallback chain, one request, and whether to ask even when a stored
+/// answer exists. On the `generate` queue, 600 s an attempt (every provider of the chain included).
+///
+/// ```swift
+/// try await client.enqueue(GenerateTextJob(providers: ["anthropic", "openai"],
+///                                          request: TextGenerationRequest(prompt: "A logline for …")))
+/// ```
+public struct SingleResultJob<Request: SingleResultRequest>: ProviderChainJob {
+    public static var kind: String { Request.jobKind }
+    /// `generate`: the queue of generation workers.
+    public static var queue: String { "generate" }
+    /// Seconds one attempt may run (every provider of the chain included).
+    public static var timeout: Double { 600 }
+
+    /// The fallback chain, tried in order.
+    public var providers: [String]
+    public var request: Request
+    /// True: ask the provider even when a stored answer exists (and replace it).
+    public var fresh: Bool?
+
+    public init(providers: [String], request: Request, fresh: Bool = false) {
+        (self.providers, self.request, self.fresh) = (providers, request, fresh ? true : nil)
+    }
+
+    /// What the job returns.
+    public typealias Result = Request.JobResult
+}
+
 /// What `generate-text` and `generate-image` share: one request along a fallback chain, each
 /// provider's stored answer reused unless `fresh`, a new answer's row and ledger line committed
 /// with the job's success, the chain's failures on the result.
