@@ -18,11 +18,17 @@ struct StoryboardTests {
     final class Images: Sendable {
         let prompts = Mutex<[String]>([])
         let failing = Mutex<String?>(nil)
+        /// A prompt naming this waits for ``release`` before it is answered (a slow provider).
+        let holding = Mutex<String?>(nil)
+        let release = DispatchSemaphore(value: 0)
 
         func reply(_ request: FakeHTTPServer.Request) -> FakeHTTPServer.Reply {
             let json = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
             let prompt = json["prompt"] as? String ?? ""
             prompts.withLock { $0.append(prompt) }
+            if let holding = holding.withLock({ $0 }), prompt.contains(holding) {
+                release.wait()  // the stand-in's own connection thread, not the test's
+            }
             if let failing = failing.withLock({ $0 }), prompt.contains(failing) {
                 return ProviderStandIns.openAIError(400, message: "Your request was rejected by the safety system.",
                                                     type: "invalid_request_error", code: "content_policy_violation")
@@ -156,6 +162,42 @@ struct StoryboardTests {
         #expect(try await jobs.progress(id).state == "completed")
         #expect(images.count("INT. KITCHEN - NIGHT") == 1 && images.count("INT. OFFICE - DAY") == 1, "drawn frames are not asked again")
         #expect(images.count("EXT. STREET - DAY") == 2)
+        try await Self.stop(setup)
+    }
+
+    @Test func aCancelledStoryboardKeepsItsFramesAndRetryDrawsOnlyTheRest() async throws {
+        let images = Images()
+        images.holding.withLock { $0 = "INT. OFFICE - DAY" }
+        let setup = try await Self.start(images, summaries: SummaryCounter())
+        let client = AnalysisClient(postgres: setup.cluster.postgres, assetsRoot: setup.root)
+        let document = try ScreenplayReader.read(Array(AnalysisTests.script.utf8), fileName: "short.fountain")
+        let request = AnalysisRequest(sourceName: "short.fountain", textProviders: ["openai"], embeddingProviders: ["openai"],
+                                      maxAttempts: 1, storyboard: StoryboardRequest(imageProviders: ["openai"], size: "256x256"))
+        let id = try await client.submit(document: document, request: request, name: "storyboard-cancel")
+        let cluster = setup.cluster
+        try await cluster.wait(for: "two frames drawn and the third asked for") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE kind = 'analysis.frame' AND state = 'succeeded'") == 2
+                && images.count("INT. OFFICE - DAY") == 1
+        }
+        let jobs = JobClient(postgres: cluster.postgres)
+        try await jobs.cancel(id)
+        // The running frame stops at its worker's next heartbeat, while the provider still holds it.
+        try await cluster.wait(for: "the running frame cancelled") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE kind = 'analysis.frame' AND state = 'cancelled'") == 1
+        }
+        let stopped = try await jobs.awaitProduction(id, timeout: 60)
+        images.holding.withLock { $0 = nil }
+        images.release.signal()
+        #expect(stopped.state == "cancelled")
+        let partial = try #require(try await client.results(id))
+        #expect(partial.scenes.map { $0.frame != nil } == [true, true, false], "finished frames stay")
+
+        #expect(try await client.retry(id) == 1, "only the cancelled frame")
+        let done = try #require(try await client.awaitResults(id, timeout: 120))
+        #expect(done.scenes.allSatisfy { $0.frame != nil })
+        #expect(try await jobs.progress(id).state == "completed")
+        #expect(images.count("INT. KITCHEN - NIGHT") == 1 && images.count("EXT. STREET - DAY") == 1, "drawn frames are not asked again")
+        #expect(images.count("INT. OFFICE - DAY") == 2)
         try await Self.stop(setup)
     }
 
