@@ -74,6 +74,14 @@ public struct AnalysisClient: Sendable {
         try await JobClient(postgres: postgres).retry(id)
     }
 
+    /// The stages of analysis `id` in order (`storyboard` only when it was asked for); nil when
+    /// `id` is not an analysis.
+    public func stages(_ id: UUID) async throws -> [AnalysisRequest.Stage]? {
+        let record = try await postgres.withConnection { try ProductionJobs.production(id, on: $0) }
+        guard let record, record.plan == AnalysisRequest.plan else { return nil }
+        return try JSONDecoder().decode(AnalysisRequest.self, from: record.parameters).stages
+    }
+
     /// The analysis's results (with each scene's storyboard frame, if any); nil when `id` is not an analysis.
     public func results(_ id: UUID) async throws -> AnalysisResults? {
         let root = assetsRoot

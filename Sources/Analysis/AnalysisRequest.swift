@@ -34,6 +34,11 @@ public struct AnalysisRequest: Codable, Sendable, Equatable {
         self.storyboard = storyboard
     }
 
+    /// The stages this analysis runs, in order (`storyboard` only when asked for).
+    public var stages: [Stage] {
+        Stage.allCases.filter { $0 != .storyboard || storyboard != nil }
+    }
+
     func jobOptions(productionID: UUID, stage: Stage) -> JobOptions {
         JobOptions(maxAttempts: maxAttempts, productionID: productionID, stage: stage.rawValue)
     }

@@ -196,6 +196,7 @@ struct StoryboardTests {
         let done = try #require(try await client.awaitResults(id, timeout: 120))
         #expect(done.scenes.allSatisfy { $0.frame != nil })
         #expect(try await jobs.progress(id).state == "completed")
+        #expect(try await client.stages(id) == [.scenes, .synopsis, .storyboard], "watch shows the storyboard stage")
         #expect(images.count("INT. KITCHEN - NIGHT") == 1 && images.count("EXT. STREET - DAY") == 1, "drawn frames are not asked again")
         #expect(images.count("INT. OFFICE - DAY") == 2)
         try await Self.stop(setup)
