@@ -77,7 +77,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
         .target(name: "Speech", dependencies: [
-            "CEspeakNG", "CFlite", "Assets", "Screenplay", "Threading", "RepartoConfiguration", "HTTPExchange",
+            "CEspeakNG", "CFlite", "Assets", "Screenplay", "Threading", "RepartoConfiguration", "HTTPExchange", "Providers",
             .product(name: "Yams", package: "Yams"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ], swiftSettings: swiftSettings),
@@ -149,7 +149,7 @@ let package = Package(
 
         // MARK: the CLI
         // How Reparto's state reads on a terminal: tables, JSON, progress bars, reports.
-        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation", "Analysis", "BookCatalog", "BookImport"], swiftSettings: swiftSettings),
+        .target(name: "TerminalText", dependencies: ["Jobs", "Postgres", "Screenplay", "Speech", "TableRead", "Generation", "Providers", "Analysis", "BookCatalog", "BookImport"], swiftSettings: swiftSettings),
         .target(name: "RepartoCLI", dependencies: [
             "CommandOptions", "Jobs", "Postgres", "AMQP", "Screenplay", "Speech", "TableRead", "BookCatalog", "BookImport", "Operations", "RepartoBench", "RepartoConfiguration", "RepartoKinds", "TerminalText", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -18,14 +18,23 @@ import Screenplay
 /// ```
 public struct AnalysisClient: Sendable {
     public let postgres: PostgresClient
+    /// The asset volume's root, to give storyboard frames their absolute path (nil: relative only).
+    public let assetsRoot: URL?
 
-    public init(postgres: PostgresClient) {
+    public init(postgres: PostgresClient, assetsRoot: URL? = nil) {
         self.postgres = postgres
+        self.assetsRoot = assetsRoot
     }
 
     /// Creates the production, its rows and one `analysis.scene` job per scene in one transaction.
-    /// - Throws: ``JobError/permanent(_:)`` for a script without any text.
+    /// With ``AnalysisRequest/storyboard``, a frame per scene follows the synopsis stage.
+    /// - Throws: ``JobError/permanent(_:)`` for a script without any text, or a storyboard without
+    ///   an image provider or with a size that is not `WIDTHxHEIGHT`.
     public func submit(document: ScreenplayDocument, request: AnalysisRequest, name: String) async throws -> UUID {
+        if let storyboard = request.storyboard {
+            guard !storyboard.imageProviders.isEmpty else { throw JobError.permanent("a storyboard needs an image provider") }
+            do { try ImageRequest(prompt: "frame", size: storyboard.size).validate() } catch { throw JobError.permanent("storyboard: \(error)") }
+        }
         let scenes = AnalysisScene.scenes(of: document).filter { !$0.body.isEmpty || !$0.heading.isEmpty }
         guard !scenes.isEmpty else { throw JobError.permanent("the script has no scenes") }
         let parameters = try JSONEncoder().encode(request)
@@ -65,9 +74,18 @@ public struct AnalysisClient: Sendable {
         try await JobClient(postgres: postgres).retry(id)
     }
 
-    /// The analysis's results; nil when `id` is not an analysis.
+    /// The stages of analysis `id` in order (`storyboard` only when it was asked for); nil when
+    /// `id` is not an analysis.
+    public func stages(_ id: UUID) async throws -> [AnalysisRequest.Stage]? {
+        let record = try await postgres.withConnection { try ProductionJobs.production(id, on: $0) }
+        guard let record, record.plan == AnalysisRequest.plan else { return nil }
+        return try JSONDecoder().decode(AnalysisRequest.self, from: record.parameters).stages
+    }
+
+    /// The analysis's results (with each scene's storyboard frame, if any); nil when `id` is not an analysis.
     public func results(_ id: UUID) async throws -> AnalysisResults? {
-        try await postgres.withConnection { try AnalysisRows.results(id, on: $0) }
+        let root = assetsRoot
+        return try await postgres.withConnection { try AnalysisRows.results(id, assetsRoot: root, on: $0) }
     }
 
     /// The scenes most similar to `query`: the query is embedded by the provider and model that

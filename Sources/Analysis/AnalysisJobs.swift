@@ -70,12 +70,13 @@ public enum AnalysisKinds {
     /// The plan the coordinator drives.
     public static var plans: [any ProductionPlan] { [AnalysisPlan()] }
 
-    /// Registers `analysis.scene`, `analysis.synopsis` and `analysis.character`.
+    /// Registers `analysis.scene`, `analysis.synopsis`, `analysis.character` and `analysis.frame`.
     public static func register(in registry: JobRegistry, environment: GenerationEnvironment) {
         let generators = Generators(environment: environment)
         let postgres = environment.postgres
         let root = environment.assetsRoot
         registerCharacter(in: registry, generators: generators, root: root)
+        StoryboardFrameJob.register(in: registry, generators: generators)
         registry.register(SceneAnalysisJob.self, timeout: SceneAnalysisJob.timeout) { job, context in
             let fresh = job.fresh ?? false
             let summary = try await generators.generateText(

@@ -4,7 +4,9 @@ import Postgres
 
 /// The analysis's stages: every scene's summary and embedding (fan-out), then the logline and
 /// synopsis from the summaries (fan-in) beside one description per character from their lines;
-/// finished after that, or after the scenes when none has a summary.
+/// then, when a storyboard was asked for, one frame per summarized scene (a frame is drawn from
+/// the scene's summary, so it waits for it); finished after that, or after the scenes when none
+/// has a summary.
 public struct AnalysisPlan: ProductionPlan {
     public init() {}
 
@@ -24,7 +26,18 @@ public struct AnalysisPlan: ProductionPlan {
                                             fresh: fresh), options: options)
             }
             return .next(stage: AnalysisRequest.Stage.synopsis.rawValue, jobs: [synopsis] + characters)
-        case .synopsis, nil:
+        case .synopsis:
+            guard let storyboard = request.storyboard else { return .finish }
+            let scenes = try AnalysisRows.summarizedScenes(production.id, on: connection)
+            guard !scenes.isEmpty else { return .finish }
+            let options = request.jobOptions(productionID: production.id, stage: .storyboard)
+            let fresh: Bool? = request.fresh ? true : nil
+            let frames = try scenes.map { scene in
+                try JobRequest(StoryboardFrameJob(productionID: production.id, scene: scene.index, heading: scene.heading,
+                                                  summary: scene.summary, storyboard: storyboard, fresh: fresh), options: options)
+            }
+            return .next(stage: AnalysisRequest.Stage.storyboard.rawValue, jobs: frames)
+        case .storyboard, nil:
             return .finish
         }
     }

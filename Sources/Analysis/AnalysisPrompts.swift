@@ -34,6 +34,13 @@ public enum AnalysisPrompts {
                               + character.lines, system: system, maxTokens: 150, temperature: 0)
     }
 
+    /// A storyboard frame of a scene, drawn from its heading and summary (not its number, so an
+    /// unchanged scene of an edited script asks for the same image and reuses it).
+    public static func storyboardFrame(heading: String, summary: String, size: String) -> ImageRequest {
+        ImageRequest(prompt: "A storyboard frame for a film scene, pencil sketch, wide shot, no text or captions.\n"
+                     + "Scene: \(heading)\n\(summary)", size: size)
+    }
+
     static func numbered(_ summaries: [String]) -> String {
         summaries.enumerated().map { "Scene \($0.offset + 1): \($0.element)" }.joined(separator: "\n")
     }

@@ -10,6 +10,24 @@ public struct AnalysisResults: Codable, Sendable, Equatable {
         public var provider: String?
         /// Whether the scene's embedding is stored (search finds it).
         public var embedded: Bool
+        /// The scene's storyboard frame, when the analysis drew one.
+        public var frame: Frame?
+    }
+
+    /// A storyboard frame: a PNG on the asset volume.
+    public struct Frame: Codable, Sendable, Equatable {
+        /// Relative to the asset root (`REPARTO_ASSETS`).
+        public var path: String
+        /// SHA-256 of the file, hex.
+        public var sha256: String
+        /// The image provider that drew it.
+        public var provider: String
+        /// The absolute path, when the reader knows the asset root.
+        public var file: String?
+
+        public init(path: String, sha256: String, provider: String, file: String? = nil) {
+            (self.path, self.sha256, self.provider, self.file) = (path, sha256, provider, file)
+        }
     }
 
     /// A speaking character and the description written from their lines.

@@ -55,6 +55,22 @@ public enum AnalysisRows {
             """, [productionID]).compactMap { $0.string("summary") }
     }
 
+    /// Stores a scene's storyboard frame.
+    static func setFrame(_ productionID: UUID, scene: Int, frame: AnalysisResults.Frame, contentKey: String,
+                         on connection: PostgresConnection) throws {
+        _ = try connection.query("""
+            UPDATE analysis_scenes SET frame_path = $3, frame_sha256 = $4, frame_key = $5, frame_provider = $6
+            WHERE production_id = $1 AND scene = $2
+            """, [productionID, scene, frame.path, frame.sha256, contentKey, frame.provider])
+    }
+
+    /// The scenes with a summary, in order: what the storyboard draws.
+    static func summarizedScenes(_ productionID: UUID, on connection: PostgresConnection) throws -> [(index: Int, heading: String, summary: String)] {
+        try connection.query("""
+            SELECT scene, heading, summary FROM analysis_scenes WHERE production_id = $1 AND summary IS NOT NULL ORDER BY scene
+            """, [productionID]).map { ($0.int("scene") ?? 0, $0.string("heading") ?? "", $0.string("summary") ?? "") }
+    }
+
     /// Stores the logline and synopsis.
     static func setSynopsis(_ productionID: UUID, logline: String, synopsis: String, on connection: PostgresConnection) throws {
         _ = try connection.query("UPDATE analyses SET logline = $2, synopsis = $3 WHERE production_id = $1",
@@ -62,17 +78,22 @@ public enum AnalysisRows {
     }
 
     /// An analysis with its scenes; nil when `productionID` is not an analysis.
-    static func results(_ productionID: UUID, on connection: PostgresConnection) throws -> AnalysisResults? {
+    static func results(_ productionID: UUID, assetsRoot: URL?, on connection: PostgresConnection) throws -> AnalysisResults? {
         guard let row = try connection.query("""
             SELECT source_name, logline, synopsis FROM analyses WHERE production_id = $1
             """, [productionID]).first else { return nil }
         let scenes = try connection.query("""
-            SELECT scene, heading, summary, summary_provider, embedding_key IS NOT NULL AS embedded
+            SELECT scene, heading, summary, summary_provider, embedding_key IS NOT NULL AS embedded,
+                   frame_path, frame_sha256, frame_provider
             FROM analysis_scenes WHERE production_id = $1 ORDER BY scene
             """, [productionID]).map { scene in
-            AnalysisResults.Scene(index: scene.int("scene") ?? 0, heading: scene.string("heading") ?? "",
-                                  summary: scene.string("summary"), provider: scene.string("summary_provider"),
-                                  embedded: scene.bool("embedded") ?? false)
+            let frame = scene.string("frame_path").map { path in
+                AnalysisResults.Frame(path: path, sha256: scene.string("frame_sha256") ?? "", provider: scene.string("frame_provider") ?? "",
+                                      file: assetsRoot?.appendingPathComponent(path).path)
+            }
+            return AnalysisResults.Scene(index: scene.int("scene") ?? 0, heading: scene.string("heading") ?? "",
+                                         summary: scene.string("summary"), provider: scene.string("summary_provider"),
+                                         embedded: scene.bool("embedded") ?? false, frame: frame)
         }
         let characters = try connection.query("""
             SELECT name, line_count, description FROM analysis_characters WHERE production_id = $1 ORDER BY line_count DESC, name

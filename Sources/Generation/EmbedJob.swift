@@ -7,7 +7,7 @@ import Providers
 /// `float4[]` with its model and dimensions). Texts already embedded by the same provider and
 /// model are reused (unless ``fresh``); the rest go to the provider in batches of its
 /// ``EmbeddingProvider/embeddingBatchSize``.
-public struct EmbedJob: JobParameters {
+public struct EmbedJob: ProviderChainJob {
     /// `embed`.
     public static let kind = "embed"
     public static let queue = "generate"
@@ -24,8 +24,6 @@ public struct EmbedJob: JobParameters {
     public init(providers: [String], texts: [String], model: String? = nil, fresh: Bool = false) {
         (self.providers, self.texts, self.model, self.fresh) = (providers, texts, model, fresh ? true : nil)
     }
-
-    public var limitKey: String? { providers.first.map { "provider:\($0)" } }
 
     /// What an `embed` job returns (the vectors are in the rows, not here).
     public struct Result: Codable, Sendable, Hashable {

@@ -15,9 +15,10 @@ public struct Generators: Sendable {
         let directory = environment.postgres.map(GenerationProviderDirectory.init(postgres:))
         let storage = GenerationStorage(postgres: environment.postgres, assetsRoot: environment.assetsRoot)
         let chain = ProviderChainRunner(directory: directory)
-        text = TextGenerator(providers: environment.providers, storage: storage, chain: chain)
+        let single = SingleResultGeneration(storage: storage, chain: chain)
+        text = TextGenerator(providers: environment.providers, work: single)
         embedding = EmbeddingGenerator(providers: environment.providers, storage: storage, chain: chain)
-        image = ImageGenerator(providers: environment.providers, storage: storage, chain: chain)
+        image = ImageGenerator(providers: environment.providers, work: single)
     }
 
     /// What a `generate-text` job would do.

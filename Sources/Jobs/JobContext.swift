@@ -12,11 +12,21 @@ public struct JobContext: Sendable {
     public let maxAttempts: Int
     public let productionID: UUID?
     public let stage: String?
+    /// The limit the job was admitted under (`provider:openai`), nil when none; a handler that
+    /// moves on to work another limit governs hands the job over with
+    /// ``JobError/continueUnder(limit:reason:)``.
+    public let limitKey: String?
+    /// The error the job's previous attempt left (nil on its first run): after a
+    /// ``JobError/continueUnder(limit:reason:)``, that reason.
+    public let previousError: String?
     /// A logger whose every line carries `job_id` and `production_id`.
     public let logger: Logger
     let effects: EffectList
 
-    init(jobID: UUID, kind: String, attempt: Int, maxAttempts: Int, productionID: UUID?, stage: String?, logger: Logger) {
+    init(jobID: UUID, kind: String, attempt: Int, maxAttempts: Int, productionID: UUID?, stage: String?, limitKey: String? = nil,
+         previousError: String? = nil, logger: Logger) {
+        self.limitKey = limitKey
+        self.previousError = previousError
         self.jobID = jobID
         self.kind = kind
         self.attempt = attempt

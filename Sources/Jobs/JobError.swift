@@ -15,6 +15,11 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not now: run again at the instant (a provider's 429 with `Retry-After`). The job is
     /// rescheduled without counting a failed attempt, and its limit is blocked until then.
     case retryAt(Date, reason: String)
+    /// Go on with this attempt under another limit: the job is queued again at once, the attempt
+    /// not counted, and admitted under `limit` before it runs again (a fallback chain moving to
+    /// its next provider goes through that provider's `provider:NAME` limit). `reason` is kept
+    /// as the job's last error.
+    case continueUnder(limit: String, reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +29,7 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let seconds): return "timed out after \(seconds) s"
         case .cancelled: return "cancelled"
         case .retryAt(let instant, let reason): return "\(reason) (retry at \(instant.formatted(.iso8601)))"
+        case .continueUnder(let limit, let reason): return "\(reason) (continued under the limit \(limit))"
         }
     }
 }
@@ -36,7 +42,7 @@ public protocol RetryableError: Error {
 extension JobError: RetryableError {
     public var isRetryable: Bool {
         switch self {
-        case .timedOut, .retryAt: return true
+        case .timedOut, .retryAt, .continueUnder: return true
         case .permanent, .invalidParameters, .unknownKind, .cancelled: return false
         }
     }

@@ -225,7 +225,8 @@ public final class Worker: Service, Sendable {
             break
         }
         let context = JobContext(jobID: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts,
-                                 productionID: job.productionID, stage: job.stage, logger: logger)
+                                 productionID: job.productionID, stage: job.stage, limitKey: job.limitKey,
+                                 previousError: job.lastError, logger: logger)
         let timeout = job.timeout ?? definition.timeout
         let started = ContinuousClock.now
         Counter(label: "reparto_jobs_started_total", dimensions: [("kind", job.kind)]).increment()
@@ -311,7 +312,7 @@ public final class Worker: Service, Sendable {
         let byID = Dictionary((applied ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let decisions = batch.map { item in
             let committed = byID[item.outcome.id]
-            return AttemptDecision.acknowledgement(for: committed?.state, rescheduled: committed?.runAt != nil)
+            return AttemptDecision.acknowledgement(for: committed?.state, rescheduled: committed?.isRescheduled ?? false)
         }
         // Counted before the acks go out, so whoever sees an ack also sees it counted.
         state.withLock { state in

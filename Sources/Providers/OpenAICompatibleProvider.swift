@@ -27,14 +27,24 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
         public var embeddingBatchSize: Int
         /// `OPENAI_TIMEOUT`: seconds for a whole request, default 120.
         public var timeout: TimeInterval
+        /// `OPENAI_MAX_TOKENS_FIELD`: the chat completion's token-cap field. Default
+        /// `max_completion_tokens` for OpenAI's own API, `max_tokens` for any other base URL
+        /// (``OpenAIWire/MaxTokensField``).
+        public var maxTokensField: OpenAIWire.MaxTokensField
+        /// A setting that cannot be read (an unknown `OPENAI_MAX_TOKENS_FIELD`): the provider is
+        /// not configured and says so.
+        public var settingProblem: String?
         public var client: HTTPClient
 
         public init(baseURL: String = Configuration.officialBaseURL, apiKey: Secret?, textModel: String = "gpt-4o-mini",
                     embeddingModel: String = "text-embedding-3-small", imageModel: String = "gpt-image-1",
-                    embeddingBatchSize: Int = 256, timeout: TimeInterval = 120, client: HTTPClient = .shared) {
+                    embeddingBatchSize: Int = 256, timeout: TimeInterval = 120, maxTokensField: OpenAIWire.MaxTokensField? = nil,
+                    client: HTTPClient = .shared) {
             self.baseURL = ProviderHTTPTransport.normalizedBase(baseURL)
             (self.apiKey, self.textModel, self.embeddingModel, self.imageModel) = (apiKey, textModel, embeddingModel, imageModel)
             (self.embeddingBatchSize, self.timeout, self.client) = (max(1, embeddingBatchSize), timeout, client)
+            self.maxTokensField = maxTokensField
+                ?? (self.baseURL == Configuration.officialBaseURL ? .maxCompletionTokens : .maxTokens)
         }
 
         /// Reads `OPENAI_BASE_URL`, the key by the secret rule, and the variables above.
@@ -47,7 +57,17 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
                       embeddingBatchSize: values["OPENAI_EMBEDDING_BATCH"].flatMap(Int.init) ?? 256,
                       timeout: values["OPENAI_TIMEOUT"].flatMap(Double.init) ?? 120)
             apiKeyProblem = problem
+            if let field = values[Self.maxTokensFieldVariable] {
+                if let known = OpenAIWire.MaxTokensField(rawValue: field) {
+                    maxTokensField = known
+                } else {
+                    settingProblem = "\(Self.maxTokensFieldVariable) must be max_tokens or max_completion_tokens, not '\(field)'"
+                }
+            }
         }
+
+        /// The variable that overrides ``maxTokensField``.
+        public static let maxTokensFieldVariable = "OPENAI_MAX_TOKENS_FIELD"
 
         /// True when the base URL is OpenAI's own, which needs a key.
         public var isOfficial: Bool { baseURL == Configuration.officialBaseURL }
@@ -60,9 +80,11 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
     public var defaultModels: [ProviderCapability: String] {
         [.text: configuration.textModel, .embedding: configuration.embeddingModel, .image: configuration.imageModel]
     }
-    public var isConfigured: Bool { configuration.apiKeyProblem == nil && (configuration.apiKey != nil || !configuration.isOfficial) }
+    public var isConfigured: Bool {
+        configuration.apiKeyProblem == nil && configuration.settingProblem == nil && (configuration.apiKey != nil || !configuration.isOfficial)
+    }
     public var configurationHint: String {
-        configuration.apiKeyProblem?.description
+        configuration.apiKeyProblem?.description ?? configuration.settingProblem
             ?? "set OPENAI_API_KEY (or OPENAI_API_KEY_FILE), or OPENAI_BASE_URL=http://127.0.0.1:11434/v1 for a local Ollama"
     }
     public var embeddingBatchSize: Int { configuration.embeddingBatchSize }
@@ -75,7 +97,7 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
     public func generateText(_ request: TextGenerationRequest) async throws(ProviderError) -> GeneratedText {
         try request.validate()
         let model = request.model ?? configuration.textModel
-        let body = try encode { try OpenAIWire.chatBody(request, model: model) }
+        let body = try encode { try OpenAIWire.chatBody(request, model: model, field: configuration.maxTokensField) }
         let response = try await post("/v1/chat/completions", body: body)
         var text = try OpenAIWire.decodeChat(response.body, provider: id)
         if text.model.isEmpty { text.model = model }

@@ -6,13 +6,29 @@ import Foundation
 public enum OpenAIWire {
     // MARK: chat completions
 
+    /// The field that carries ``TextGenerationRequest/maxTokens`` in a chat completion.
+    ///
+    /// OpenAI deprecated `max_tokens` for `max_completion_tokens` (an upper bound on visible and
+    /// reasoning tokens; its o-series reasoning models reject `max_tokens` with a 400). Servers
+    /// that copy the API lag behind: older Ollama, llama.cpp's server and llama-cpp-python read
+    /// only `max_tokens` and ignore the new field (the answer is then unbounded).
+    public enum MaxTokensField: String, Sendable, CaseIterable {
+        /// `max_tokens`: what every OpenAI-compatible server reads.
+        case maxTokens = "max_tokens"
+        /// `max_completion_tokens`: what OpenAI's own API documents (required by reasoning models).
+        case maxCompletionTokens = "max_completion_tokens"
+    }
+
     /// `POST {base}/v1/chat/completions`. The system prompt is the first message (role `system`);
-    /// `max_tokens` is the field every compatible server reads.
-    public static func chatBody(_ request: TextGenerationRequest, model: String) throws -> Data {
+    /// the token cap goes in `field` (``MaxTokensField``; `max_tokens` unless told otherwise).
+    public static func chatBody(_ request: TextGenerationRequest, model: String, field: MaxTokensField = .maxTokens) throws -> Data {
         var messages: [Message] = []
         if let system = request.system, !system.isEmpty { messages.append(Message(role: "system", content: system)) }
         messages += request.messages.map { Message(role: $0.role.rawValue, content: $0.content) }
-        return try encoder.encode(ChatBody(model: model, messages: messages, max_tokens: request.maxTokens, temperature: request.temperature))
+        return try encoder.encode(ChatBody(model: model, messages: messages,
+                                           max_tokens: field == .maxTokens ? request.maxTokens : nil,
+                                           max_completion_tokens: field == .maxCompletionTokens ? request.maxTokens : nil,
+                                           temperature: request.temperature))
     }
 
     /// Decodes a chat completion; a `content_filter` finish or a `refusal` is ``ProviderError/refused(provider:reason:)``.
@@ -89,7 +105,7 @@ public enum OpenAIWire {
 
     struct Message: Codable { var role: String; var content: String }
     struct ChatBody: Encodable {
-        var model: String; var messages: [Message]; var max_tokens: Int; var temperature: Double?
+        var model: String; var messages: [Message]; var max_tokens: Int?; var max_completion_tokens: Int?; var temperature: Double?
     }
     struct ChatResponse: Decodable {
         struct Choice: Decodable {

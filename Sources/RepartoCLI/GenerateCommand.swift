@@ -39,8 +39,14 @@ struct GenerateOptions: ParsableArguments {
         if let flag {
             let ids = flag.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !ids.isEmpty else { throw CLIError("no provider given") }
-            for id in ids where !registry.ids.contains(id) {
-                throw CLIError("unknown provider '\(id)' (known: \(registry.ids.joined(separator: ", ")))")
+            for id in ids {
+                guard let provider = try? registry.provider(id) else {
+                    throw CLIError("unknown provider '\(id)' (known: \(registry.ids.joined(separator: ", ")))")
+                }
+                guard provider.capabilities.contains(capability) else {
+                    throw CLIError("provider \(id) cannot generate \(capability.rawValue) (providers that can: "
+                                   + registry.providers.filter { $0.capabilities.contains(capability) }.map(\.id).joined(separator: ", ") + ")")
+                }
             }
             return ids
         }

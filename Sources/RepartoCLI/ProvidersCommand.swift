@@ -1,113 +1,110 @@
 import ArgumentParser
 import Foundation
-import Generation
 import Providers
-import Speech
+import RepartoKinds
 import TableRead
 import TerminalText
 
-/// `reparto providers`: every provider — speech (voice_providers) and generation
-/// (generation_providers) — with its capabilities, models and state; enable and disable.
-/// `reparto voices providers` keeps working for the speech providers alone.
+/// `reparto providers [list|enable ID|disable ID] [--json]`: every provider of the one provider
+/// layer (speech, text, embedding, image) with its capabilities, models and state
+/// (``ProviderDirectory``). `reparto voices providers` is the same commands, scoped to speech.
 struct ProvidersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "providers",
         abstract: "List every provider (speech, text, embedding, image) with its state, or enable / disable one.",
-        subcommands: [ProvidersListCommand.self, ProvidersEnableCommand.self, ProvidersDisableCommand.self],
-        defaultSubcommand: ProvidersListCommand.self)
+        subcommands: [ProvidersListCommand<AllProviders>.self, ProvidersEnableCommand<AllProviders>.self,
+                      ProvidersDisableCommand<AllProviders>.self],
+        defaultSubcommand: ProvidersListCommand<AllProviders>.self)
 }
 
-struct ProvidersListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the providers as recorded in the database (without one: this machine's view).")
+/// Which providers a `providers` command shows and how it prints them: every provider
+/// (`reparto providers`), or the speech ones as `reparto voices providers` always printed them.
+protocol ProviderScope {
+    /// nil: every provider.
+    static var capability: ProviderCapability? { get }
+    /// Help texts.
+    static var listAbstract: String { get }
+    static var idHelp: String { get }
+    static func render(_ states: [ProviderState], json: Bool) throws -> String
+}
+
+/// `reparto providers`: one line per id with every capability.
+enum AllProviders: ProviderScope {
+    static let capability: ProviderCapability? = nil
+    static let listAbstract = "List the providers as recorded in the database (without one: this machine's view)."
+    static let idHelp = "Provider id (espeak-ng, flite, elevenlabs, openai, anthropic)."
+
+    static func render(_ states: [ProviderState], json: Bool) throws -> String {
+        json ? try JSONText.pretty(states) : GenerationText.providers(states)
+    }
+}
+
+/// `reparto voices providers`: the speech part of each provider, in the columns and JSON
+/// (`VoiceProviderState`) that command has always printed.
+enum SpeechProviders: ProviderScope {
+    static let capability: ProviderCapability? = .speech
+    static let listAbstract = "List the speech providers: enabled and configured as recorded in the database (without one: this machine's view)."
+    static let idHelp = "Provider id (espeak-ng, flite, elevenlabs, openai)."
+
+    static func render(_ states: [ProviderState], json: Bool) throws -> String {
+        let rows = states.compactMap { state in
+            state.speech.map { VoiceProviderState(id: state.id, displayName: $0.name, enabled: $0.enabled, configured: $0.configured,
+                                                  updatedAt: $0.updatedAt) }
+        }
+        return json ? try JSONText.pretty(rows) : VoiceText.providers(rows)
+    }
+}
+
+struct ProvidersListCommand<Scope: ProviderScope>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(commandName: "list", abstract: Scope.listAbstract) }
 
     @OptionGroup var cluster: ClusterOptions
     @Flag(name: .long, help: "Print JSON instead of a table.") var json = false
 
     func run() async throws {
-        let values = try cluster.configuration
-        let voices = VoiceProviderRegistry.standard(environment: values.variables)
-        let generation = GenerationProviderRegistry.standard(values: values)
-        var lines: [GenerationText.ProviderLine]
-        if try cluster.hasDatabase {
-            lines = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.providers")) { postgres in
-                let speech = try await VoiceProviderDirectory(postgres: postgres).list().map {
-                    GenerationText.ProviderLine(id: $0.id, name: $0.displayName, capabilities: ["speech"], models: [:],
-                                                enabled: $0.enabled, configured: $0.configured)
-                }
-                let other = try await GenerationProviderDirectory(postgres: postgres).list().map {
-                    GenerationText.ProviderLine(id: $0.id, name: $0.displayName, capabilities: $0.capabilities, models: $0.models,
-                                                enabled: $0.enabled, configured: $0.configured)
-                }
-                return speech + other
+        let directory = ProviderDirectory(configuration: try cluster.configuration)
+        let states = if try cluster.hasDatabase {
+            try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.providers")) { postgres in
+                try await directory.list(postgres: postgres, capability: Scope.capability)
             }
-            // Providers no worker recorded yet: this machine's view.
-            let recorded = Set(lines.map { "\($0.id)/\($0.capabilities == ["speech"])" })
-            lines += voices.all.filter { !recorded.contains("\($0.id)/true") }.map(Self.line)
-            lines += generation.providers.filter { !recorded.contains("\($0.id)/false") }.map(Self.line)
         } else {
-            lines = voices.all.map(Self.line) + generation.providers.map(Self.line)
+            try await directory.list(postgres: nil, capability: Scope.capability)
         }
-        lines.sort { ($0.id, $0.capabilities.first ?? "") < ($1.id, $1.capabilities.first ?? "") }
-        print(json ? try JSONText.pretty(lines) : GenerationText.providers(lines))
-    }
-
-    static func line(_ provider: any VoiceProvider) -> GenerationText.ProviderLine {
-        .init(id: provider.id, name: provider.displayName, capabilities: ["speech"], models: [:], enabled: true, configured: provider.isConfigured)
-    }
-
-    static func line(_ provider: any GenerationProvider) -> GenerationText.ProviderLine {
-        .init(id: provider.id, name: provider.displayName, capabilities: provider.capabilities.sorted().map(\.rawValue),
-              models: Dictionary(uniqueKeysWithValues: provider.defaultModels.map { ($0.key.rawValue, $0.value) }),
-              enabled: true, configured: provider.isConfigured)
+        print(try Scope.render(states, json: json))
     }
 }
 
-struct ProvidersEnableCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Allow jobs to use a provider again.")
+struct ProvidersEnableCommand<Scope: ProviderScope>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(commandName: "enable", abstract: "Allow jobs to use a provider again.") }
 
     @OptionGroup var cluster: ClusterOptions
-    @Argument(help: "Provider id (espeak-ng, flite, elevenlabs, openai, anthropic).") var id: String
+    @Argument(help: ArgumentHelp(Scope.idHelp)) var id: String
 
     func run() async throws {
-        try await ProviderSwitch.set(true, id: id, cluster: cluster)
+        try await ProviderSwitch.set(true, id: id, capability: Scope.capability, cluster: cluster)
     }
 }
 
-struct ProvidersDisableCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "disable", abstract: "Make jobs refuse a provider (speech items fail; generation chains skip it).")
+struct ProvidersDisableCommand<Scope: ProviderScope>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "disable", abstract: "Make jobs refuse a provider (speech items fail; generation chains skip it).")
+    }
 
     @OptionGroup var cluster: ClusterOptions
-    @Argument(help: "Provider id (espeak-ng, flite, elevenlabs, openai, anthropic).") var id: String
+    @Argument(help: ArgumentHelp(Scope.idHelp)) var id: String
 
     func run() async throws {
-        try await ProviderSwitch.set(false, id: id, cluster: cluster)
+        try await ProviderSwitch.set(false, id: id, capability: Scope.capability, cluster: cluster)
     }
 }
 
-/// Switches a provider in every table that knows its id (`openai` is both a speech and a
-/// generation provider: one switch for the company's API).
+/// The body of `enable` and `disable`: one switch for every capability of the id.
 enum ProviderSwitch {
-    static func set(_ enabled: Bool, id: String, cluster: ClusterOptions) async throws {
-        let values = try cluster.configuration
-        let voices = VoiceProviderRegistry.standard(environment: values.variables)
-        let generation = GenerationProviderRegistry.standard(values: values)
-        let isSpeech = voices.all.contains { $0.id == id }
-        let isGeneration = generation.ids.contains(id)
-        guard isSpeech || isGeneration else {
-            throw CLIError("unknown provider '\(id)' (known: \((voices.all.map(\.id) + generation.ids).joined(separator: ", ")))")
+    static func set(_ enabled: Bool, id: String, capability: ProviderCapability?, cluster: ClusterOptions) async throws {
+        let directory = ProviderDirectory(configuration: try cluster.configuration)
+        let state = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.providers")) { postgres in
+            try await directory.setEnabled(enabled, id: id, capability: capability, postgres: postgres)
         }
-        try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.providers")) { postgres in
-            if isSpeech { _ = try await VoiceProviderDirectory(postgres: postgres).setEnabled(enabled, provider: id, registry: voices) }
-            if isGeneration {
-                let directory = GenerationProviderDirectory(postgres: postgres)
-                if try await !directory.setEnabled(enabled, provider: id) {
-                    try await directory.record(generation)
-                    _ = try await directory.setEnabled(enabled, provider: id)
-                }
-            }
-        }
-        print("\(id): \(enabled ? "enabled" : "disabled")")
+        print("\(state.id): \(state.enabled ? "enabled" : "disabled") (running workers see it within 5 s)")
     }
 }

@@ -80,82 +80,22 @@ struct VoicesListCommand: AsyncParsableCommand {
     }
 }
 
-/// `reparto voices providers [list] | enable ID | disable ID`.
+/// `reparto voices providers [list] | enable ID | disable ID`: an alias of `reparto providers`
+/// scoped to speech (the same commands, ``SpeechProviders``), printing what it always printed.
 struct VoiceProvidersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "providers",
-        abstract: "List the speech providers with their state, or enable / disable one.",
+        abstract: "List the speech providers with their state, or enable / disable one (an alias of `reparto providers`).",
         discussion: """
-            The state lives in the voice_providers table: workers record their providers (and whether they are \
+            The state lives in the database: workers record their providers (and whether they are \
             configured) when they start; an operator's enable/disable reaches running workers within 5 s. A \
-            generate job whose item names a disabled provider fails permanently and writes nothing.
+            generate job whose item names a disabled provider fails permanently and writes nothing. An id that \
+            also generates (openai) is switched for both.
             """,
-        subcommands: [VoiceProvidersListCommand.self, VoiceProviderEnableCommand.self, VoiceProviderDisableCommand.self],
-        defaultSubcommand: VoiceProvidersListCommand.self
+        subcommands: [ProvidersListCommand<SpeechProviders>.self, ProvidersEnableCommand<SpeechProviders>.self,
+                      ProvidersDisableCommand<SpeechProviders>.self],
+        defaultSubcommand: ProvidersListCommand<SpeechProviders>.self
     )
-}
-
-/// `reparto voices providers [list] [--json]`.
-struct VoiceProvidersListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "list",
-        abstract: "List the providers: enabled and configured as recorded in the database (without one: this machine's view).")
-
-    @OptionGroup var cluster: ClusterOptions
-
-    @Flag(name: .long, help: "Print JSON instead of a table.") var json = false
-
-    func run() async throws {
-        let rows: [VoiceProviderState]
-        let registry = VoiceProviderRegistry.standard(environment: try cluster.configuration.variables)
-        if try cluster.hasDatabase {
-            rows = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices")) { postgres in
-                try await VoiceProviderDirectory(postgres: postgres).list()
-            }
-        } else {
-            // No database: what this process sees; nothing can have been disabled.
-            rows = registry.all.map { VoiceProviderState(id: $0.id, displayName: $0.displayName, enabled: true, configured: $0.isConfigured) }
-        }
-        print(json ? try JSONText.pretty(rows) : VoiceText.providers(rows))
-    }
-}
-
-/// `reparto voices providers enable ID`.
-struct VoiceProviderEnableCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Allow generate jobs to use a provider again.")
-
-    @OptionGroup var cluster: ClusterOptions
-
-    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).") var id: String
-
-    func run() async throws {
-        try await VoiceProviderSwitch.set(true, id: id, cluster: cluster)
-    }
-}
-
-/// `reparto voices providers disable ID`.
-struct VoiceProviderDisableCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "disable", abstract: "Make generate jobs refuse a provider (its items fail permanently).")
-
-    @OptionGroup var cluster: ClusterOptions
-
-    @Argument(help: "Provider id (espeak-ng, elevenlabs, openai).") var id: String
-
-    func run() async throws {
-        try await VoiceProviderSwitch.set(false, id: id, cluster: cluster)
-    }
-}
-
-/// The shared body of `enable` and `disable`.
-enum VoiceProviderSwitch {
-    static func set(_ enabled: Bool, id: String, cluster: ClusterOptions) async throws {
-        let registry = VoiceProviderRegistry.standard(environment: try cluster.configuration.variables)
-        let state = try await cluster.withPostgres(maxConnections: 1, logger: cluster.makeLogger("reparto.voices")) { postgres in
-            try await VoiceProviderDirectory(postgres: postgres).setEnabled(enabled, provider: id, registry: registry)
-        }
-        print("\(state.id): \(state.enabled ? "enabled" : "disabled") (running workers see it within 5 s)")
-    }
 }
 
 extension ClusterOptions {

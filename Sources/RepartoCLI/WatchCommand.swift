@@ -26,7 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
             let stages = switch first.plan {
             case TableReadRequest.plan: TableReadRequest.Stage.allCases.map(\.rawValue)
             case BookImportRequest.plan: BookImportRequest.Stage.allCases.map(\.rawValue)
-            case AnalysisRequest.plan: AnalysisRequest.Stage.allCases.map(\.rawValue)
+            case AnalysisRequest.plan: try await AnalysisClient(postgres: postgres).stages(production)?.map(\.rawValue) ?? []
             default: [String]()
             }
             let view = StageProgressView(stageOrder: stages)

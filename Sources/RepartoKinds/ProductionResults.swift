@@ -15,7 +15,7 @@ public enum ProductionResults: Sendable {
     /// `id`; nil when none of them has it.
     public static func load(_ id: UUID, postgres: PostgresClient, assetsRoot: URL) async throws -> ProductionResults? {
         if let results = try await TableReadClient(postgres: postgres, assetsRoot: assetsRoot).results(id) { return .tableRead(results) }
-        if let results = try await AnalysisClient(postgres: postgres).results(id) { return .analysis(results) }
+        if let results = try await AnalysisClient(postgres: postgres, assetsRoot: assetsRoot).results(id) { return .analysis(results) }
         if let results = try await BookImportClient(postgres: postgres, assetsRoot: assetsRoot).results(id) { return .bookImport(results) }
         return nil
     }

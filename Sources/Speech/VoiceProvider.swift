@@ -1,7 +1,10 @@
 import Foundation
+import Providers
 
 /// A text-to-speech backend: offline (espeak-ng) or over HTTP (ElevenLabs, OpenAI-compatible).
-public protocol VoiceProvider: Sendable {
+/// Speech is one capability of the one provider layer: a voice provider is a
+/// ``CapabilityProvider`` with the capability `speech`.
+public protocol VoiceProvider: CapabilityProvider {
     /// Stable id used in flags, cast files and content keys (`espeak-ng`, `elevenlabs`, `openai`).
     var id: String { get }
     /// Human-readable name.
@@ -33,6 +36,12 @@ public protocol VoiceProvider: Sendable {
 }
 
 extension VoiceProvider {
+    /// `speech`.
+    public var capabilities: Set<ProviderCapability> { [.speech] }
+    /// None: a voice is chosen per line, not per provider.
+    public var defaultModels: [ProviderCapability: String] { [:] }
+    /// Providers that know what to set say so (``ConfigurationHinting``).
+    public var configurationHint: String { "not available" }
     public var phonemeAlphabet: PhonemeAlphabet? { nil }
     public var setsVolume: Bool { false }
 
@@ -87,7 +96,7 @@ public struct VoiceProviderRegistry: Sendable {
     public func configuredProvider(_ id: String? = nil) throws(SpeechError) -> any VoiceProvider {
         let provider = try provider(id)
         guard provider.isConfigured else {
-            throw .notConfigured(provider: provider.id, hint: (provider as? any ConfigurationHinting)?.configurationHint ?? "not available")
+            throw .notConfigured(provider: provider.id, hint: provider.configurationHint)
         }
         return provider
     }

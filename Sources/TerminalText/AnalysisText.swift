@@ -3,12 +3,13 @@ import Foundation
 
 /// How an analysis and search hits read on a terminal.
 public enum AnalysisText {
-    /// Logline, synopsis, then each scene's summary.
+    /// Logline, synopsis, then each scene's summary (and storyboard frame), then the characters.
     public static func results(_ results: AnalysisResults) -> String {
         var out = "analysis of \(results.sourceName) (\(results.productionID.uuidString.lowercased()))\n\n"
         out += "LOGLINE\n\(results.logline ?? "(not written)")\n\nSYNOPSIS\n\(results.synopsis ?? "(not written)")\n\nSCENES\n"
         for scene in results.scenes {
             out += "\(scene.index + 1). \(scene.heading)\n   \(scene.summary ?? "(no summary)")\n"
+            if let frame = scene.frame { out += "   frame: \(frame.file ?? frame.path)\n" }
         }
         if !results.characters.isEmpty {
             out += "\nCHARACTERS\n"

@@ -1,5 +1,6 @@
 import Foundation
 import Generation
+import Providers
 
 /// How generation results, usage and providers read on a terminal.
 public enum GenerationText {
@@ -12,28 +13,16 @@ public enum GenerationText {
                                "\($0.outputTokens)", "\($0.characters)", "\($0.images)", $0.cost.map { String(format: "%.4f", $0) } ?? "-"] })
     }
 
-    /// One row of `reparto providers`.
-    public struct ProviderLine: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
-        public var capabilities: [String]
-        public var models: [String: String]
-        public var enabled: Bool
-        public var configured: Bool
-
-        public init(id: String, name: String, capabilities: [String], models: [String: String], enabled: Bool, configured: Bool) {
-            (self.id, self.name, self.capabilities, self.models, self.enabled, self.configured) = (id, name, capabilities, models, enabled, configured)
-        }
-    }
-
-    /// The providers as a table.
-    public static func providers(_ lines: [ProviderLine]) -> String {
+    /// The providers as a table: one line per id; CONFIGURED says which capabilities are not.
+    public static func providers(_ states: [ProviderState]) -> String {
         TextTable.render(
             header: ["ID", "CAPABILITIES", "MODELS", "ENABLED", "CONFIGURED", "NAME"],
-            rows: lines.map { line in
-                [line.id, line.capabilities.joined(separator: ","),
-                 line.models.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
-                 line.enabled ? "yes" : "no", line.configured ? "yes" : "no", line.name]
+            rows: states.map { state in
+                [state.id, state.capabilities.joined(separator: ","),
+                 state.models.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
+                 state.enabled ? "yes" : "no",
+                 !state.configured ? "no" : state.unconfigured.isEmpty ? "yes" : "not " + state.unconfigured.joined(separator: ","),
+                 state.name]
             })
     }
 

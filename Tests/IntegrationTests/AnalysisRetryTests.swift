@@ -87,6 +87,7 @@ struct AnalysisRetryTests {
         let failed = try await jobs.progress(id)
         #expect(failed.state == "completed_with_failures")
         #expect(failed.stages.map(\.stage) == ["scenes", "synopsis"])
+        #expect(try await client.stages(id) == [.scenes, .synopsis], "no storyboard stage when none was asked for")
         let scenes = try #require(failed.stages.first)
         #expect((scenes.total, scenes.succeeded, scenes.failed) == (3, 2, 1))
         #expect(seen.withLock { $0.last?.isFinished } == true, "progress reached the caller up to the end")

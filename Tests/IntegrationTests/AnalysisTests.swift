@@ -38,7 +38,9 @@ struct AnalysisTests {
     }
 
     /// Chat: a summary names the scene's heading; logline and synopsis are fixed. Counts summaries.
-    static func standIn(summaries: SummaryCounter) throws -> FakeHTTPServer {
+    /// `images` answers `/v1/images/generations` (a 404 without it).
+    static func standIn(summaries: SummaryCounter,
+                        images: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil) throws -> FakeHTTPServer {
         try FakeHTTPServer { request in
             let json = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
             switch request.path {
@@ -59,6 +61,8 @@ struct AnalysisTests {
             case "/v1/embeddings":
                 let texts = json["input"] as? [String] ?? []
                 return ProviderStandIns.openAIEmbeddings(texts.map(vector), model: "nomic-embed-text")
+            case "/v1/images/generations" where images != nil:
+                return images!(request)
             default:
                 return .respond(status: 404, headers: [], body: Data())
             }

@@ -179,4 +179,48 @@ import Testing
         let anthropic = AnthropicProvider(configuration: .init(values: values))
         #expect(!anthropic.isConfigured, "both NAME and NAME_FILE set is an error")
     }
+
+    @Test func theTokenCapFieldFollowsTheBaseURLUnlessTheVariableSaysOtherwise() {
+        func field(_ environment: [String: String]) -> OpenAIWire.MaxTokensField {
+            OpenAICompatibleProvider.Configuration(values: ConfigurationValues(environment: environment)).maxTokensField
+        }
+        #expect(field(["OPENAI_API_KEY": "k"]) == .maxCompletionTokens, "OpenAI's own API")
+        #expect(field(["OPENAI_BASE_URL": "https://api.openai.com/v1"]) == .maxCompletionTokens)
+        #expect(field(["OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"]) == .maxTokens, "a local server")
+        #expect(field(["OPENAI_BASE_URL": "http://127.0.0.1:8000/v1", "OPENAI_MAX_TOKENS_FIELD": "max_completion_tokens"]) == .maxCompletionTokens)
+        #expect(field(["OPENAI_API_KEY": "k", "OPENAI_MAX_TOKENS_FIELD": "max_tokens"]) == .maxTokens)
+        let wrong = OpenAICompatibleProvider(configuration: .init(values: ConfigurationValues(environment: [
+            "OPENAI_BASE_URL": "http://127.0.0.1:11434/v1", "OPENAI_MAX_TOKENS_FIELD": "max_new_tokens"])))
+        #expect(!wrong.isConfigured)
+        #expect(wrong.configurationHint.contains("OPENAI_MAX_TOKENS_FIELD"), "\(wrong.configurationHint)")
+    }
+
+    @Test func aReasoningModelGetsMaxCompletionTokensAndALocalServerMaxTokens() async throws {
+        let reasoning = try FakeHTTPServer { ProviderStandIns.openAIReasoningChat($0.body, content: "Thought through.") }
+        defer { reasoning.stop() }
+        // What the old client sent to every server: refused by a reasoning model.
+        let old = OpenAICompatibleProvider(configuration: .init(baseURL: reasoning.baseURL, apiKey: Secret(Self.key), maxTokensField: .maxTokens))
+        let refused = await failure { _ = try await old.generateText(TextGenerationRequest(prompt: "Think", maxTokens: 300)) }
+        guard case .rejected(provider: "openai", status: 400, let message)? = refused else {
+            Issue.record("got \(String(describing: refused))"); return
+        }
+        #expect(message?.contains("max_completion_tokens") == true)
+        let provider = OpenAICompatibleProvider(configuration: .init(baseURL: reasoning.baseURL, apiKey: Secret(Self.key),
+                                                                     maxTokensField: .maxCompletionTokens))
+        let text = try await provider.generateText(TextGenerationRequest(prompt: "Think", maxTokens: 300))
+        #expect(text.text == "Thought through.")
+        let last = try #require(reasoning.requests.last)
+        let sent = try #require(try JSONSerialization.jsonObject(with: last.body) as? [String: Any])
+        #expect(sent["max_completion_tokens"] as? Int == 300)
+        #expect(sent["max_tokens"] == nil)
+
+        let legacy = try FakeHTTPServer { ProviderStandIns.legacyChat($0.body, content: "Short.") }
+        defer { legacy.stop() }
+        let local = OpenAICompatibleProvider(configuration: .init(values: ConfigurationValues(environment: ["OPENAI_BASE_URL": legacy.baseURL + "/v1"])))
+        #expect(try await local.generateText(TextGenerationRequest(prompt: "Hi", maxTokens: 30)).text == "Short.")
+        let first = try #require(legacy.requests.first)
+        let body = try #require(try JSONSerialization.jsonObject(with: first.body) as? [String: Any])
+        #expect(body["max_tokens"] as? Int == 30)
+        #expect(body["max_completion_tokens"] == nil)
+    }
 }

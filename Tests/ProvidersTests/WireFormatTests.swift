@@ -21,6 +21,16 @@ import Testing
                              ["role": "assistant", "content": "Hello"], ["role": "user", "content": "Bye"]])
     }
 
+    @Test func chatBodyPutsTheCapInTheFieldAsked() throws {
+        let request = TextGenerationRequest(prompt: "Hi", maxTokens: 77)
+        let modern = try object(OpenAIWire.chatBody(request, model: "o4-mini", field: .maxCompletionTokens))
+        #expect(modern["max_completion_tokens"] as? Int == 77)
+        #expect(modern["max_tokens"] == nil, "OpenAI's reasoning models reject max_tokens")
+        let legacy = try object(OpenAIWire.chatBody(request, model: "llama3.2", field: .maxTokens))
+        #expect(legacy["max_tokens"] as? Int == 77)
+        #expect(legacy["max_completion_tokens"] == nil)
+    }
+
     @Test func chatBodyLeavesOutAnUnsetTemperatureAndEmptySystem() throws {
         let json = try object(OpenAIWire.chatBody(TextGenerationRequest(prompt: "Hi", system: ""), model: "m"))
         #expect(json["temperature"] == nil)

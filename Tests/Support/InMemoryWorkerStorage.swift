@@ -78,7 +78,7 @@ public final class InMemoryWorkerStorage: WorkerStorage {
                 guard var row = state.rows[outcome.id],
                       let outcomeState = JobState(rawValue: outcome.state.rawValue),
                       let completion = JobLifecycle.complete(state: row.state, attempts: row.attempts, outcome: outcomeState,
-                                                             attempt: outcome.attempt, rescheduled: outcome.runAt != nil)
+                                                             attempt: outcome.attempt, rescheduled: outcome.isRescheduled)
                 else { return false }
                 row.state = completion.state
                 row.publishPending = completion.republish

@@ -25,6 +25,31 @@ public enum ProviderStandIns {
         ])
     }
 
+    /// A chat completion as OpenAI's reasoning models (o-series) answer it: a request that caps
+    /// tokens with the deprecated `max_tokens` gets 400 `unsupported_parameter`, one with
+    /// `max_completion_tokens` a completion. `request` is the received body.
+    public static func openAIReasoningChat(_ request: Data, content: String, model: String = "o4-mini") -> FakeHTTPServer.Reply {
+        let json = (try? JSONSerialization.jsonObject(with: request) as? [String: Any]) ?? [:]
+        if json["max_tokens"] != nil {
+            return reply(400, ["error": [
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"]])
+        }
+        return openAIChat(content, model: model, promptTokens: 9, completionTokens: 4)
+    }
+
+    /// A chat completion as a server that knows only `max_tokens` answers it (older Ollama,
+    /// llama.cpp's server): the cap is required here, so a request without it is a 400
+    /// instead of an answer that silently runs unbounded.
+    public static func legacyChat(_ request: Data, content: String, model: String = "llama3.2") -> FakeHTTPServer.Reply {
+        let json = (try? JSONSerialization.jsonObject(with: request) as? [String: Any]) ?? [:]
+        guard json["max_tokens"] is Int else {
+            return reply(400, ["error": ["message": "max_tokens is required by this stand-in", "type": "invalid_request_error",
+                                         "param": "max_tokens", "code": NSNull()]])
+        }
+        return openAIChat(content, model: model)
+    }
+
     /// An embeddings `list`; `vectors` in order, sent in reverse to check that clients sort by `index`.
     public static func openAIEmbeddings(_ vectors: [[Float]], model: String = "text-embedding-3-small", promptTokens: Int = 8) -> FakeHTTPServer.Reply {
         let data = vectors.enumerated().reversed().map { index, vector -> [String: Any] in

@@ -28,6 +28,8 @@ enum AttemptDecision {
     ///
     /// - A requested cancel wins: `cancelled`.
     /// - Stopped by the drain (a cancellation while shutting down): handed back, `queued`.
+    /// - A "continue under L" (``JobError/continueUnder(limit:reason:)``): `queued` at once with the
+    ///   attempt not counted, to be admitted under L.
     /// - A "retry at T" (``RetryAtError``, a provider's 429): rescheduled for T, `queued` with the
     ///   attempt not counted, up to ``maxRetryAt`` times; after that an ordinary failed attempt.
     /// - Otherwise a failure: retried with backoff while attempts remain and the error is
@@ -42,6 +44,11 @@ enum AttemptDecision {
         }
         if draining && (error is CancellationError || taskCancelled) {
             return JobOutcome(id: job.id, attempt: job.attempt, state: .queued)
+        }
+        if timedOutAfter == nil, case .continueUnder(let limit, let reason)? = error as? JobError {
+            var moved = JobOutcome(id: job.id, attempt: job.attempt, state: .queued, error: reason)
+            moved.continueUnder = limit
+            return moved
         }
         if timedOutAfter == nil, let instant = (error as? any RetryAtError)?.retryAt, job.rateLimited < maxRetryAt {
             return JobOutcome(id: job.id, attempt: job.attempt, state: .queued, error: "\(error)", runAt: instant)

@@ -15,9 +15,16 @@ public struct ClaimedJob: Sendable, Equatable {
     public var timeout: Double?
     /// Times its handler already asked to retry at a later instant (see ``JobError/retryAt(_:reason:)``).
     public var rateLimited: Int
+    /// The limit it was admitted under (its own `limit_key`), if any.
+    public var limitKey: String?
+    /// The error its previous attempt (or hand-over to another limit) left, if any.
+    public var lastError: String?
 
     public init(id: UUID, kind: String, parameters: Data, attempt: Int, maxAttempts: Int,
-                productionID: UUID? = nil, stage: String? = nil, timeout: Double? = nil, rateLimited: Int = 0) {
+                productionID: UUID? = nil, stage: String? = nil, timeout: Double? = nil, rateLimited: Int = 0,
+                limitKey: String? = nil, lastError: String? = nil) {
+        self.limitKey = limitKey
+        self.lastError = lastError
         self.rateLimited = rateLimited
         self.id = id
         self.kind = kind

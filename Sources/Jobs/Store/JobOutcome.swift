@@ -22,8 +22,15 @@ public struct JobOutcome: Sendable {
     /// For `queued`: rescheduled for this instant (the handler's "retry at"; the relay publishes
     /// it then) instead of handed back to the broker.
     public var runAt: Date?
+    /// For `queued`: go on under this limit (``JobError/continueUnder(limit:reason:)``): the job
+    /// is published again at once and admitted under it; the limit it ran under is only freed.
+    public var continueUnder: String?
     /// The job's actual cost, reported by its handler, which corrects its limit's budget.
     public var actualCost: Double?
+
+    /// A `queued` outcome the relay publishes again (a "retry at" or a move to another limit)
+    /// rather than a hand-back to the broker.
+    public var isRescheduled: Bool { runAt != nil || continueUnder != nil }
     /// Database effects committed with a success (under a savepoint); only ``WorkerStorage``
     /// implementations in this module run them.
     var effects: [JobEffect] = []

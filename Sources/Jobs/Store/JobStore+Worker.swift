@@ -43,7 +43,7 @@ extension JobStore {
               SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))))
         """
 
-    static let claimedColumns = "j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms, j.rate_limited"
+    static let claimedColumns = "j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms, j.rate_limited, j.limit_key, j.last_error"
 
     static func claimedJob(_ row: PostgresRow) -> ClaimedJob? {
         guard let id = row.uuid("id"), let kind = row.string("kind") else { return nil }
@@ -51,7 +51,8 @@ extension JobStore {
             id: id, kind: kind, parameters: Data((row.string("params") ?? "{}").utf8),
             attempt: row.int("attempts") ?? 1, maxAttempts: row.int("max_attempts") ?? 1,
             productionID: row.uuid("production_id"), stage: row.string("stage"),
-            timeout: row.int("timeout_ms").map { Double($0) / 1000 }, rateLimited: row.int("rate_limited") ?? 0)
+            timeout: row.int("timeout_ms").map { Double($0) / 1000 }, rateLimited: row.int("rate_limited") ?? 0,
+            limitKey: row.string("limit_key"), lastError: row.string("last_error"))
     }
 
     /// Commits a batch of outcomes in the caller's transaction. Only outcomes whose job is still
@@ -108,15 +109,15 @@ extension JobStore {
                 result = coalesce(u.result, j.result),
                 last_error = coalesce(u.error, j.last_error),
                 finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
-                run_after = CASE WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at)
+                run_after = CASE WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at) WHEN u.moved THEN now()
                                  WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
-                publish_pending = (u.state = 'failed' OR u.run_at IS NOT NULL),
+                publish_pending = (u.state = 'failed' OR u.run_at IS NOT NULL OR u.moved),
                 attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
                 worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END,
                 rate_limited = j.rate_limited + (u.run_at IS NOT NULL)::int,
-                deferrals = j.deferrals + (u.run_at IS NOT NULL)::int
-            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[])
-                 AS u(id, attempt, state, result, error, delay_s, run_at)
+                deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
+            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
+                 AS u(id, attempt, state, result, error, delay_s, run_at, moved)
             WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt
             RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost
             """, [
@@ -127,12 +128,13 @@ extension JobStore {
                 outcomes.map(\.error),
                 outcomes.map(\.retryDelay),
                 outcomes.map { $0.runAt?.timeIntervalSince1970 },
+                outcomes.map { $0.continueUnder != nil },
             ])
         let productions = Set(rows.compactMap { $0.string("production_id") })
         if !productions.isEmpty {
             try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
         }
-        if outcomes.contains(where: { $0.state == .failed || $0.runAt != nil }) {
+        if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
             try connection.notify(outboxChannel, payload: "")
         }
         var limited: [UUID: (key: String, cost: Double)] = [:]
@@ -142,6 +144,16 @@ extension JobStore {
         let applied = Set(rows.compactMap { $0.uuid("id") })
         if !limited.isEmpty {
             try settleLimits(outcomes.filter { applied.contains($0.id) }, limits: limited, on: connection)
+        }
+        // After the settlement (which frees the limit each moved job ran under): a job that goes
+        // on under another limit is admitted under that one, without a reservation.
+        let moved = outcomes.filter { applied.contains($0.id) && $0.continueUnder != nil }
+        if !moved.isEmpty {
+            try connection.query("""
+                UPDATE jobs j SET limit_key = u.limit_key, limit_reserved = false
+                FROM unnest($1::uuid[], $2::text[]) AS u(id, limit_key)
+                WHERE j.id = u.id
+                """, [moved.map(\.id), moved.map { $0.continueUnder ?? "" }])
         }
         return applied
     }
