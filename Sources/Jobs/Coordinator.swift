@@ -63,6 +63,9 @@ public final class Coordinator: Service, Sendable {
         logger.info("coordinator stopped")
     }
 
+    /// Seconds between two of the leader's passes at least (stage transitions, schedules).
+    static let minimumPassInterval = 0.01
+
     private func loop(_ owner: OwnedThread) {
         var connection: PostgresConnection?
         var leading = false
@@ -72,6 +75,7 @@ public final class Coordinator: Service, Sendable {
         var nextRescue = ContinuousClock.now
         var schedules = ScheduleTicker(tick: settings.tick)
         var nextPrune = ContinuousClock.now
+        var lastPass = ContinuousClock.now - .seconds(1)
         while !owner.isStopping {
             do {
                 if connection == nil {
@@ -87,6 +91,12 @@ public final class Coordinator: Service, Sendable {
                     if leading { logger.info("coordinator is the leader") }
                 }
                 if leading {
+                    // Every committed batch of every worker notifies: at a thousand jobs a second
+                    // a pass each cost more database time than the jobs. Passes coalesce to at
+                    // most one per `minimumPassInterval`, which is all a stage transition waits.
+                    let since = (ContinuousClock.now - lastPass) / .seconds(1)
+                    if since < Self.minimumPassInterval { owner.sleep(Self.minimumPassInterval - since) }
+                    lastPass = ContinuousClock.now
                     if ContinuousClock.now >= nextRescue {
                         nextRescue = ContinuousClock.now + .seconds(settings.tick)
                         let rescued = try JobStore.rescueOrphans(on: db)

@@ -189,7 +189,9 @@ struct ClusterTests {
         let coordinator = cluster.startCoordinator()
         let victim = try RepartoProcess.start(TestCluster.workerArguments(["--concurrency", "8", "--prefetch", "32"]),
                                               environment: cluster.processEnvironment())
-        let ids = try await cluster.client.enqueue((0..<300).map { _ in try JobRequest(SleepJob(seconds: 0.02)) })
+        // 0.1 s jobs: the victim needs about 4 s for all of them, so the kill below finds some running
+        // however loaded the machine (with 0.02 s ones a fast victim could finish them all first).
+        let ids = try await cluster.client.enqueue((0..<300).map { _ in try JobRequest(SleepJob(seconds: 0.1)) })
         try await cluster.wait(for: "the victim to finish some jobs and hold others") {
             let succeeded = try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'")
             let running = try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'running'")

@@ -45,7 +45,12 @@ public struct PostgresWorkerStorage: WorkerStorage {
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
-        try await postgres.withTransaction { try JobStore.complete(outcomes, on: $0) }
+        let (final, progressed) = try await postgres.withTransaction { try JobStore.completeDeferringProgress(outcomes, on: $0) }
+        // After the commit, so notifying does not hold the notification lock through its flush.
+        // A notification lost to a connection failure here only delays a watcher until its next
+        // poll and the coordinator until its next tick.
+        if !progressed.isEmpty { try? await postgres.withConnection { try JobStore.notifyProgress(progressed, on: $0) } }
+        return final
     }
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,

@@ -194,7 +194,7 @@ extension JobStore {
             UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, finished_at = NULL,
                 -- A limited job starts at the instant its limit admitted it.
                 started_at = CASE WHEN u.limit_key IS NULL THEN now() ELSE to_timestamp($4) END,
-                worker_id = $2, limit_key = coalesce(u.limit_key, j.limit_key), limit_reserved = false
+                worker_id = $2, limit_key = coalesce(u.limit_key, j.limit_key), limit_reserved = false, publish_pending = false
             FROM unnest($1::uuid[], $3::text[]) AS u(id, limit_key)
             WHERE j.id = u.id
             RETURNING \(claimedColumns)

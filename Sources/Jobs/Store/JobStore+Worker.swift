@@ -18,7 +18,8 @@ extension JobStore {
             : "coalesce(j.limit_key, (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind))"
         var claimed = try connection.query("""
             UPDATE jobs j
-            SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2
+            SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2,
+                publish_pending = false
             WHERE j.id = ANY($1::uuid[]) AND \(claimableCondition)
               AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
                                                         OR (p.scope = 'queue' AND p.name = j.queue))
@@ -61,8 +62,27 @@ extension JobStore {
     /// Returns the applied outcomes (after effect failures were turned into failures).
     @available(*, noasync)
     static func complete(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws -> [JobOutcome] {
-        guard !outcomes.isEmpty else { return [] }
-        let applied = try applyOutcomes(outcomes, on: connection)
+        let (final, progressed) = try completeDeferringProgress(outcomes, on: connection)
+        try notifyProgress(progressed, on: connection)
+        return final
+    }
+
+    /// Tells listeners (the coordinator, `watch`, `awaitProduction`) that these productions moved.
+    @available(*, noasync)
+    static func notifyProgress(_ productions: Set<String>, on connection: PostgresConnection) throws {
+        guard !productions.isEmpty else { return }
+        try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
+    }
+
+    /// ``complete(_:on:)`` without its progress notification, which the caller sends after the
+    /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
+    /// notification lock through its commit, WAL flush included, so every worker's completions
+    /// (and every producer's enqueues) would queue behind each other's flushes.
+    @available(*, noasync)
+    static func completeDeferringProgress(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws
+        -> (outcomes: [JobOutcome], progressed: Set<String>) {
+        guard !outcomes.isEmpty else { return ([], []) }
+        let (applied, progressed) = try applyOutcomes(outcomes, on: connection)
         var final: [JobOutcome] = []
         var replacements: [JobOutcome] = []
         for outcome in outcomes where applied.contains(outcome.id) {
@@ -96,11 +116,12 @@ extension JobStore {
             _ = try applyOutcomes(replacements, on: connection)
             final.append(contentsOf: replacements)
         }
-        return final
+        return (final, progressed)
     }
 
     @available(*, noasync)
-    private static func applyOutcomes(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws -> Set<UUID> {
+    private static func applyOutcomes(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws
+        -> (applied: Set<UUID>, progressed: Set<String>) {
         // A rescheduled outcome ("retry at") is queued again like a hand-back, but published by
         // the relay at its instant instead of being requeued to the broker.
         let rows = try connection.query("""
@@ -131,9 +152,6 @@ extension JobStore {
                 outcomes.map { $0.continueUnder != nil },
             ])
         let productions = Set(rows.compactMap { $0.string("production_id") })
-        if !productions.isEmpty {
-            try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
-        }
         if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
             try connection.notify(outboxChannel, payload: "")
         }
@@ -155,7 +173,7 @@ extension JobStore {
                 WHERE j.id = u.id
                 """, [moved.map(\.id), moved.map { $0.continueUnder ?? "" }])
         }
-        return applied
+        return (applied, productions)
     }
 
     /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was
