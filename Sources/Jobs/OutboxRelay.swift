@@ -7,12 +7,11 @@ import Threading
 
 /// Publishes committed jobs to RabbitMQ: the transactional outbox's relay.
 ///
-/// One dedicated thread owns a PostgreSQL connection and an AMQP connection. It reads a batch of
-/// due, unpublished jobs, publishes them persistently, waits for the broker's confirms for the
-/// whole batch, then marks published those whose rows are unchanged (a claimed job cleared the
-/// flag itself; a job put back for a retry keeps it). Nothing is locked while it waits, so a
-/// worker claims a job the moment it arrives. A crash before the mark republishes the batch
-/// (consumers drop duplicates when they claim); nothing is lost.
+/// One dedicated thread owns a PostgreSQL connection and an AMQP connection. In one transaction
+/// it locks a batch of due, unpublished jobs (`FOR UPDATE SKIP LOCKED`), publishes them
+/// persistently, waits for the broker's confirms for the whole batch, marks them published and
+/// commits. A crash before the commit republishes the batch (consumers drop duplicates when
+/// they claim); nothing is lost.
 ///
 /// Every worker and coordinator runs a relay, and one of them leads: the holder of a session
 /// advisory lock (released when its connection ends, or given up when it loses the broker). The
@@ -74,9 +73,7 @@ public final class OutboxRelay: Sendable {
         while !owner.isStopping {
             do {
                 if database == nil {
-                    let connection = try PostgresConnection.connect(postgres)
-                    try JobStore.prepareRelaySession(connection)
-                    database = connection
+                    database = try PostgresConnection.connect(postgres)
                     leading = false
                     lastLeadAttempt = .distantPast
                     health.markUp(.relayDatabase)
@@ -101,23 +98,24 @@ public final class OutboxRelay: Sendable {
                 let overdueBy = leading ? 0 : standbyGrace
                 var published = batchSize
                 while published == batchSize && !owner.isStopping {
-                    let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: db)
-                    for entry in entries {
-                        if !declared.contains(entry.queue) {
-                            try JobTopology.declare(queue: entry.queue, namespace: namespace, on: mq)
-                            declared.insert(entry.queue)
+                    published = try db.transaction { connection -> Int in
+                        let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: connection)
+                        guard !entries.isEmpty else { return 0 }
+                        for entry in entries {
+                            if !declared.contains(entry.queue) {
+                                try JobTopology.declare(queue: entry.queue, namespace: namespace, on: mq)
+                                declared.insert(entry.queue)
+                            }
+                            try mq.publish(AMQPOutgoingMessage(
+                                exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
+                                body: Array(entry.id.uuidString.lowercased().utf8),
+                                properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
+                                                                  messageID: entry.id.uuidString.lowercased(), type: entry.kind)))
                         }
-                        try mq.publish(AMQPOutgoingMessage(
-                            exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
-                            body: Array(entry.id.uuidString.lowercased().utf8),
-                            properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
-                                                              messageID: entry.id.uuidString.lowercased(), type: entry.kind)))
-                    }
-                    if !entries.isEmpty {
                         try mq.waitForConfirms(timeout: 30)
-                        try JobStore.markPublished(entries, on: db)
+                        try JobStore.markPublished(entries.map(\.id), on: connection)
+                        return entries.count
                     }
-                    published = entries.count
                     if published > 0 { Counter(label: "reparto_outbox_published_total").increment(by: published) }
                 }
                 if Date().timeIntervalSince(lastCleanup) > 30 {

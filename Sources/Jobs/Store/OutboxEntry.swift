@@ -7,6 +7,4 @@ struct OutboxEntry: Sendable {
     var kind: String
     var queue: String
     var priority: Int
-    /// The row version the relay read (`xmin`): the mark applies only while it is unchanged.
-    var version: String = ""
 }
