@@ -38,7 +38,7 @@ public struct AnalysisClient: Sendable {
         let scenes = AnalysisScene.scenes(of: document).filter { !$0.body.isEmpty || !$0.heading.isEmpty }
         guard !scenes.isEmpty else { throw JobError.permanent("the script has no scenes") }
         let parameters = try JSONEncoder().encode(request)
-        let id = UUID()
+        let id = UUID.timeOrdered()
         let jobs = try scenes.map { scene in
             try JobRequest(SceneAnalysisJob(productionID: id, scene: scene, textProviders: request.textProviders,
                                             embeddingProviders: request.embeddingProviders, fresh: request.fresh ? true : nil),

@@ -21,7 +21,7 @@ extension JobClient {
     ) async throws -> UUID {
         let parameters = try JSONEncoder().encode(request)
         var options = options
-        let id = UUID()
+        let id = UUID.timeOrdered()
         options.productionID = id
         options.stage = stage
         let first = try JobRequest(firstJob, options: options)

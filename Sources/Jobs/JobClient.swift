@@ -67,7 +67,7 @@ public final class JobClient: Sendable {
     }
 
     /// Creates a production (a batch of jobs tracked together, or a multi-stage run of a plan).
-    public func createProduction(id: UUID = UUID(), name: String = "", plan: String = "batch", stage: String = "main",
+    public func createProduction(id: UUID = .timeOrdered(), name: String = "", plan: String = "batch", stage: String = "main",
                                  parameters: Data = Data("{}".utf8)) async throws -> UUID {
         try await postgres.withConnection {
             try JobStore.createProduction(id: id, name: name, plan: plan, stage: stage, parameters: parameters, on: $0)
@@ -84,7 +84,7 @@ public final class JobClient: Sendable {
 
     /// Creates a production inside the caller's transaction.
     @available(*, noasync)
-    public static func createProduction(id: UUID = UUID(), name: String = "", plan: String = "batch", stage: String = "main",
+    public static func createProduction(id: UUID = .timeOrdered(), name: String = "", plan: String = "batch", stage: String = "main",
                                         parameters: Data = Data("{}".utf8), in connection: PostgresConnection) throws -> UUID {
         try JobStore.createProduction(id: id, name: name, plan: plan, stage: stage, parameters: parameters, on: connection)
         return id

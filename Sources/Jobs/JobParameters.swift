@@ -64,14 +64,14 @@ public struct JobRequest: Sendable, Equatable {
     public var options: JobOptions
 
     /// A request for a typed job.
-    public init<P: JobParameters>(_ parameters: P, options: JobOptions = JobOptions(), id: UUID = UUID()) throws {
+    public init<P: JobParameters>(_ parameters: P, options: JobOptions = JobOptions(), id: UUID = .timeOrdered()) throws {
         var options = options
         if options.limit == nil { options.limit = parameters.limitKey }
         self.init(kind: P.kind, queue: P.queue, parameters: try JSONEncoder.jobs.encode(parameters), options: options, id: id)
     }
 
     /// A request for a kind known only by name (the CLI's `enqueue`), parameters as JSON.
-    public init(kind: String, queue: String, parameters: Data, options: JobOptions = JobOptions(), id: UUID = UUID()) {
+    public init(kind: String, queue: String, parameters: Data, options: JobOptions = JobOptions(), id: UUID = .timeOrdered()) {
         (self.id, self.kind, self.queue, self.parameters, self.options) = (id, kind, queue, parameters, options)
     }
 }

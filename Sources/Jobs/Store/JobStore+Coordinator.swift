@@ -21,7 +21,7 @@ extension JobStore {
                 last_error = 'worker ' || coalesce(j.worker_id, '?') || ' stopped heartbeating while running this job',
                 finished_at = now(), run_after = now(),
                 publish_pending = (j.attempts < j.max_attempts AND NOT j.cancel_requested)
-            WHERE j.state = 'running' AND NOT EXISTS (
+            WHERE j.state = 'running' AND j.worker_id IS NOT NULL AND NOT EXISTS (
                 SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))
             RETURNING j.id, j.production_id
             """)

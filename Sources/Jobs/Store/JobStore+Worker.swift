@@ -13,19 +13,9 @@ extension JobStore {
     static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
                       on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
         let kinds = defaultLimits.keys.sorted()
-        // A job with no limit key (the usual case) skips the limits table; with one, a primary-key probe.
-        let limitKey = kinds.isEmpty ? "j.limit_key"
-            : "coalesce(j.limit_key, (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind))"
-        var claimed = try connection.query("""
-            UPDATE jobs j
-            SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2,
-                publish_pending = false
-            WHERE j.id = ANY($1::uuid[]) AND \(claimableCondition)
-              AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
-                                                        OR (p.scope = 'queue' AND p.name = j.queue))
-              AND (\(limitKey) IS NULL OR NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = \(limitKey)))
-            RETURNING \(claimedColumns)
-            """, kinds.isEmpty ? [ids, workerID] : [ids, workerID, kinds, kinds.map { defaultLimits[$0] ?? "" }]).compactMap(claimedJob)
+        var claimed = try connection.query(claimStatement(limitedKinds: !kinds.isEmpty),
+                                           kinds.isEmpty ? [ids, workerID] : [ids, workerID, kinds, kinds.map { defaultLimits[$0] ?? "" }])
+            .compactMap(claimedJob)
         guard claimed.count < ids.count else { return (claimed, 0) }
         // The rest: finished or running elsewhere (nothing to claim), paused, or limited.
         let taken = Set(claimed.map(\.id))
@@ -35,6 +25,24 @@ extension JobStore {
         }
         claimed += controlled.claimed
         return (claimed, controlled.deferred)
+    }
+
+    /// The fast path's claim: `$1` the delivered ids, `$2` the worker; with `limitedKinds`, `$3`
+    /// and `$4` pair kinds with their default limit keys.
+    static func claimStatement(limitedKinds: Bool) -> String {
+        // A job with no limit key (the usual case) skips the limits table; with one, a primary-key probe.
+        let limitKey = !limitedKinds ? "j.limit_key"
+            : "coalesce(j.limit_key, (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind))"
+        return """
+            UPDATE jobs j
+            SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2,
+                publish_pending = false
+            WHERE j.id = ANY($1::uuid[]) AND \(claimableCondition)
+              AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
+                                                        OR (p.scope = 'queue' AND p.name = j.queue))
+              AND (\(limitKey) IS NULL OR NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = \(limitKey)))
+            RETURNING \(claimedColumns)
+            """
     }
 
     /// Which delivered jobs a worker may claim: due waiting jobs, and running ones whose worker is gone.
@@ -124,24 +132,7 @@ extension JobStore {
         -> (applied: Set<UUID>, progressed: Set<String>) {
         // A rescheduled outcome ("retry at") is queued again like a hand-back, but published by
         // the relay at its instant instead of being requeued to the broker.
-        let rows = try connection.query("""
-            UPDATE jobs j SET
-                state = u.state,
-                result = coalesce(u.result, j.result),
-                last_error = coalesce(u.error, j.last_error),
-                finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
-                run_after = CASE WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at) WHEN u.moved THEN now()
-                                 WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
-                publish_pending = (u.state = 'failed' OR u.run_at IS NOT NULL OR u.moved),
-                attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
-                worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END,
-                rate_limited = j.rate_limited + (u.run_at IS NOT NULL)::int,
-                deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
-            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
-                 AS u(id, attempt, state, result, error, delay_s, run_at, moved)
-            WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt
-            RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost
-            """, [
+        let rows = try connection.query(completionStatement, [
                 outcomes.map(\.id),
                 outcomes.map { Int32($0.attempt) },
                 outcomes.map(\.state.rawValue),
@@ -175,6 +166,27 @@ extension JobStore {
         }
         return (applied, productions)
     }
+
+    /// Applies outcomes to the jobs still running the same attempt (the fencing token); `$1` … `$8`
+    /// are the outcomes' columns.
+    static let completionStatement = """
+            UPDATE jobs j SET
+                state = u.state,
+                result = coalesce(u.result, j.result),
+                last_error = coalesce(u.error, j.last_error),
+                finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
+                run_after = CASE WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at) WHEN u.moved THEN now()
+                                 WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
+                publish_pending = (u.state = 'failed' OR u.run_at IS NOT NULL OR u.moved),
+                attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
+                worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END,
+                rate_limited = j.rate_limited + (u.run_at IS NOT NULL)::int,
+                deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
+            FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
+                 AS u(id, attempt, state, result, error, delay_s, run_at, moved)
+            WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt
+            RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost
+        """
 
     /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was
     /// requested (`cancel`), and of the jobs it still runs (`local`) that are no longer its own

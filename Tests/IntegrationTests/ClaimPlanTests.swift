@@ -1,0 +1,77 @@
+import Foundation
+@testable import Jobs
+import Postgres
+import RepartoTestSupport
+import Testing
+
+/// Claims and completions reach their jobs through the primary key, however many jobs the table
+/// holds: a partial index whose predicate their conditions imply (jobs_active_stage,
+/// jobs_running_worker before migration 0020) let the planner scan every active or running job
+/// for each batch instead.
+@Suite("job statements: id-keyed through the primary key", .timeLimit(.minutes(2)))
+struct ClaimPlanTests {
+    /// The indexes of `jobs` (or "Seq Scan") the plan of `sql` reads `jobs` through (`PREPARE` with `types`, then
+    /// `EXPLAIN EXECUTE` with `arguments`, so the plan is the one the worker's parameters get).
+    private func jobIndexes(_ sql: String, types: String, arguments: String, on cluster: TestCluster) async throws -> Set<String> {
+        try await cluster.postgres.withConnection { connection in
+            try connection.execute("PREPARE probe(\(types)) AS \(sql)")
+            defer { try? connection.execute("DEALLOCATE probe") }
+            let row = try connection.query("EXPLAIN (FORMAT JSON) EXECUTE probe(\(arguments))").first
+            let plan = row?.string("QUERY PLAN") ?? ""
+            var found = Set<String>()
+            func walk(_ node: Any) {
+                if let object = node as? [String: Any] {
+                    if let index = object["Index Name"] as? String, index.hasPrefix("jobs_") { found.insert(index) }
+                    if object["Relation Name"] as? String == "jobs", object["Node Type"] as? String == "Seq Scan" { found.insert("Seq Scan") }
+                    object.values.forEach(walk)
+                } else if let array = node as? [Any] {
+                    array.forEach(walk)
+                }
+            }
+            walk(try JSONSerialization.jsonObject(with: Data(plan.utf8)))
+            return found
+        }
+    }
+
+    /// A table like a busy cluster's: thousands of finished jobs of a production, a few waiting,
+    /// a few running, statistics up to date (so the planner knows how few are active).
+    private func populatedCluster() async throws -> (TestCluster, waiting: [UUID], running: [UUID]) {
+        let cluster = try await TestCluster.make()
+        let production = try await cluster.client.createProduction(name: "plan probe")
+        try await cluster.postgres.query("""
+            INSERT INTO jobs (id, kind, queue, state, production_id, stage, attempts, finished_at, publish_pending)
+            SELECT gen_random_uuid(), 'noop', 'default', 'succeeded', $1, 'main', 1, now(), false FROM generate_series(1, 20000)
+            """, [production])
+        let waiting = try await cluster.client.enqueue((0..<16).map { _ in try JobRequest(NoopJob(), options: JobOptions(productionID: production)) })
+        let running = try await cluster.client.enqueue((0..<16).map { _ in try JobRequest(NoopJob(), options: JobOptions(productionID: production)) })
+        _ = try await cluster.postgres.withTransaction { try JobStore.claim(running, workerID: "worker-a", on: $0) }
+        try await cluster.postgres.query("ANALYZE jobs")
+        return (cluster, waiting, running)
+    }
+
+    private func array(_ ids: [UUID]) -> String { "'{\(ids.map { $0.uuidString.lowercased() }.joined(separator: ","))}'" }
+
+    @Test func aClaimReadsItsJobsByPrimaryKey() async throws {
+        let (cluster, waiting, _) = try await populatedCluster()
+        let indexes = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
+                                           arguments: "\(array(waiting)), 'worker-b'", on: cluster)
+        #expect(indexes == ["jobs_pkey"])
+        let limited = try await jobIndexes(JobStore.claimStatement(limitedKinds: true), types: "uuid[], text, text[], text[]",
+                                           arguments: "\(array(waiting)), 'worker-b', '{noop}', '{cpu}'", on: cluster)
+        #expect(limited == ["jobs_pkey"])
+        await cluster.shutdown()
+    }
+
+    @Test func aCompletionReadsItsJobsByPrimaryKey() async throws {
+        let (cluster, _, running) = try await populatedCluster()
+        let n = running.count
+        func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
+        let indexes = try await jobIndexes(
+            JobStore.completionStatement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
+            arguments: [array(running), list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
+                .joined(separator: ", "),
+            on: cluster)
+        #expect(indexes == ["jobs_pkey"])
+        await cluster.shutdown()
+    }
+}
