@@ -18,6 +18,10 @@ public final class PostgresConnection {
     /// The configuration this connection was opened with.
     public let configuration: PostgresConfiguration
     private var savepointDepth = 0
+    /// SQL → the name it is prepared under on this connection (``query(prepared:_:)``).
+    private var preparedStatements: [String: String] = [:]
+    /// Statements forgotten after the server lost them; keeps new names from reusing old ones.
+    private var discardedStatements = 0
     /// Set by the notice receiver when the server sent a FATAL/PANIC error while the connection
     /// was idle (e.g. `pg_terminate_backend`, shutdown): libpq hands such a message to the notice
     /// receiver and still reports `CONNECTION_OK` until it reads end-of-file. Heap-allocated so
@@ -214,6 +218,50 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws(PostgresError) -> PostgresResult {
         let handle = try openHandle()
+        return try withParameterTexts(parameters) { pointers throws(PostgresError) in
+            try consume(PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0), handle: handle)
+        }
+    }
+
+    /// Runs one statement like ``query(_:_:)``, but prepared once on this connection (`PQprepare`
+    /// on first use, `PQexecPrepared` after): the server parses it once, and once its plan cache
+    /// settles on a generic plan, stops planning it. For statements a worker or relay runs for
+    /// every batch, where planning cost as much as executing.
+    ///
+    /// Parameter types come from the SQL (write `$1::uuid[]` where the context does not say).
+    /// A statement the server no longer knows (`DISCARD ALL`), or whose result columns changed
+    /// under it (a migration), fails once and is prepared afresh on the next call.
+    @available(*, noasync)
+    @discardableResult
+    public func query(prepared sql: String, _ parameters: [any PostgresEncodable] = []) throws(PostgresError) -> PostgresResult {
+        let handle = try openHandle()
+        let name: String
+        if let known = preparedStatements[sql] {
+            name = known
+        } else {
+            name = "reparto_\(preparedStatements.count + discardedStatements)"
+            _ = try consume(PQprepare(handle, name, sql, 0, nil), handle: handle)
+            preparedStatements[sql] = name
+        }
+        do {
+            return try withParameterTexts(parameters) { pointers throws(PostgresError) in
+                try consume(PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0), handle: handle)
+            }
+        } catch {
+            // 26000: no such prepared statement; 0A000: "cached plan must not change result type".
+            if error.sqlState == "26000" || error.sqlState == "0A000" {
+                preparedStatements[sql] = nil
+                discardedStatements += 1
+            }
+            throw error
+        }
+    }
+
+    /// Calls `body` with the parameters as NUL-terminated text (`nil` for SQL NULL), freed afterwards.
+    private func withParameterTexts<T>(
+        _ parameters: [any PostgresEncodable],
+        _ body: ([UnsafePointer<CChar>?]) throws(PostgresError) -> T
+    ) throws(PostgresError) -> T {
         var texts: [UnsafeMutablePointer<CChar>?] = []
         texts.reserveCapacity(parameters.count)
         defer { for pointer in texts { free(pointer) } }
@@ -230,9 +278,7 @@ public final class PostgresConnection {
             }
             texts.append(strdup(text))
         }
-        let pointers = texts.map { UnsafePointer($0) }
-        let result = PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
-        return try consume(result, handle: handle)
+        return try body(texts.map { UnsafePointer($0) })
     }
 
     /// Runs SQL with the simple protocol (`PQexec`): several `;`-separated statements are allowed
@@ -312,7 +358,7 @@ public final class PostgresConnection {
     /// `SELECT pg_notify($1, $2)`: delivered to listeners when the current transaction commits.
     @available(*, noasync)
     public func notify(_ channel: String, payload: String) throws(PostgresError) {
-        try query("SELECT pg_notify($1, $2)", [channel, payload])
+        try query(prepared: "SELECT pg_notify($1, $2)", [channel, payload])
     }
 
     /// Waits up to `timeout` seconds for notifications on the channels this connection listens to.

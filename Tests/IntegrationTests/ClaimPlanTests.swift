@@ -12,8 +12,11 @@ import Testing
 struct ClaimPlanTests {
     /// The indexes of `jobs` (or "Seq Scan") the plan of `sql` reads `jobs` through (`PREPARE` with `types`, then
     /// `EXPLAIN EXECUTE` with `arguments`, so the plan is the one the worker's parameters get).
-    private func jobIndexes(_ sql: String, types: String, arguments: String, on cluster: TestCluster) async throws -> Set<String> {
+    private func jobIndexes(_ sql: String, types: String, arguments: String, generic: Bool = false,
+                            on cluster: TestCluster) async throws -> Set<String> {
         try await cluster.postgres.withConnection { connection in
+            try connection.execute("SET plan_cache_mode TO \(generic ? "force_generic_plan" : "force_custom_plan")")
+            defer { try? connection.execute("RESET plan_cache_mode") }
             try connection.execute("PREPARE probe(\(types)) AS \(sql)")
             defer { try? connection.execute("DEALLOCATE probe") }
             let row = try connection.query("EXPLAIN (FORMAT JSON) EXECUTE probe(\(arguments))").first
@@ -51,18 +54,19 @@ struct ClaimPlanTests {
 
     private func array(_ ids: [UUID]) -> String { "'{\(ids.map { $0.uuidString.lowercased() }.joined(separator: ","))}'" }
 
-    @Test func aClaimReadsItsJobsByPrimaryKey() async throws {
+    /// Custom plans (made for the call's ids) and the generic plan the worker runs both.
+    @Test(arguments: [false, true]) func aClaimReadsItsJobsByPrimaryKey(generic: Bool) async throws {
         let (cluster, waiting, _) = try await populatedCluster()
         let indexes = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
-                                           arguments: "\(array(waiting)), 'worker-b'", on: cluster)
+                                           arguments: "\(array(waiting)), 'worker-b'", generic: generic, on: cluster)
         #expect(indexes == ["jobs_pkey"])
         let limited = try await jobIndexes(JobStore.claimStatement(limitedKinds: true), types: "uuid[], text, text[], text[]",
-                                           arguments: "\(array(waiting)), 'worker-b', '{noop}', '{cpu}'", on: cluster)
+                                           arguments: "\(array(waiting)), 'worker-b', '{noop}', '{cpu}'", generic: generic, on: cluster)
         #expect(limited == ["jobs_pkey"])
         await cluster.shutdown()
     }
 
-    @Test func aCompletionReadsItsJobsByPrimaryKey() async throws {
+    @Test(arguments: [false, true]) func aCompletionReadsItsJobsByPrimaryKey(generic: Bool) async throws {
         let (cluster, _, running) = try await populatedCluster()
         let n = running.count
         func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
@@ -70,7 +74,7 @@ struct ClaimPlanTests {
             JobStore.completionStatement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
             arguments: [array(running), list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
                 .joined(separator: ", "),
-            on: cluster)
+            generic: generic, on: cluster)
         #expect(indexes == ["jobs_pkey"])
         await cluster.shutdown()
     }

@@ -32,7 +32,7 @@ extension JobStore {
     /// Productions whose current stage has no job left to run.
     @available(*, noasync)
     static func stagesReadyToAdvance(on connection: PostgresConnection) throws -> [(id: UUID, plan: String, stage: String)] {
-        try connection.query("""
+        try connection.query(prepared: """
             SELECT p.id, p.plan, p.stage FROM productions p
             WHERE p.state = 'running' AND NOT EXISTS (
                 SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage

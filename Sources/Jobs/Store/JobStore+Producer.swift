@@ -12,13 +12,13 @@ extension JobStore {
         if !productions.isEmpty {
             // Lock first (a coordinator finishing the production waits, then sees these jobs), then
             // reopen a finished batch; a cancelled production or a finished pipeline run takes no jobs.
-            try connection.query("SELECT id FROM productions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
+            try connection.query(prepared: "SELECT id FROM productions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
                                  [Array(productions)])
-            try connection.query("""
+            try connection.query(prepared: """
                 UPDATE productions SET state = 'running', finished_at = NULL, updated_at = now()
                 WHERE id = ANY($1::uuid[]) AND plan = 'batch' AND state IN ('completed', 'completed_with_failures')
                 """, [Array(productions)])
-            let rows = try connection.query("SELECT id, state FROM productions WHERE id = ANY($1::uuid[])", [Array(productions)])
+            let rows = try connection.query(prepared: "SELECT id, state FROM productions WHERE id = ANY($1::uuid[])", [Array(productions)])
             for row in rows where row.string("state") != "running" {
                 throw RepartoError.invalidState("production \(row.string("id") ?? "?") is \(row.string("state") ?? "?"); it takes no new jobs")
             }
@@ -28,7 +28,7 @@ extension JobStore {
                 throw RepartoError.notFound(what: "production", id: missing.lowercased())
             }
         }
-        let result = try connection.query("""
+        let result = try connection.query(prepared: """
             INSERT INTO jobs (id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key,
                               production_id, stage, run_after, limit_key, cost)
             SELECT u.id, u.kind, u.queue, u.params, u.priority, u.max_attempts, u.timeout_ms, u.idempotency_key,

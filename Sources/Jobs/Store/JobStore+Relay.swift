@@ -8,7 +8,7 @@ extension JobStore {
     /// - Parameter overdueBy: only entries due for at least this many seconds (a standby relay's
     ///   share: what the leading relay has not published in that time).
     static func takeOutbox(limit: Int, overdueBy: Double = 0, on connection: PostgresConnection) throws -> [OutboxEntry] {
-        try connection.query("""
+        try connection.query(prepared: """
             SELECT id, kind, queue, priority FROM jobs
             WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
               AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
@@ -25,8 +25,8 @@ extension JobStore {
     static func markPublished(_ ids: [UUID], on connection: PostgresConnection) throws {
         // Losing this mark in a crash only republishes (consumers drop duplicates at claim time),
         // so it need not wait for the WAL flush.
-        try connection.query("SET LOCAL synchronous_commit TO off")
-        try connection.query("UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
+        try connection.execute("SET LOCAL synchronous_commit TO off")
+        try connection.query(prepared: "UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
     }
 
     /// Seconds until the next scheduled publish (retries, delayed jobs), if any. Jobs held
@@ -36,7 +36,7 @@ extension JobStore {
     /// not due either: counting it, the relay woke every millisecond.
     @available(*, noasync)
     static func secondsUntilNextDue(on connection: PostgresConnection) throws -> Double? {
-        try connection.query("""
+        try connection.query(prepared: """
             SELECT extract(epoch FROM min(run_after) - now())::float8 AS s FROM jobs
             WHERE publish_pending AND run_after < 'infinity' AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
             """).first?.double("s")

@@ -13,7 +13,7 @@ extension JobStore {
     static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
                       on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
         let kinds = defaultLimits.keys.sorted()
-        var claimed = try connection.query(claimStatement(limitedKinds: !kinds.isEmpty),
+        var claimed = try connection.query(prepared: claimStatement(limitedKinds: !kinds.isEmpty),
                                            kinds.isEmpty ? [ids, workerID] : [ids, workerID, kinds, kinds.map { defaultLimits[$0] ?? "" }])
             .compactMap(claimedJob)
         guard claimed.count < ids.count else { return (claimed, 0) }
@@ -79,7 +79,7 @@ extension JobStore {
     @available(*, noasync)
     static func notifyProgress(_ productions: Set<String>, on connection: PostgresConnection) throws {
         guard !productions.isEmpty else { return }
-        try connection.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
+        try connection.query(prepared: "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
     }
 
     /// ``complete(_:on:)`` without its progress notification, which the caller sends after the
@@ -132,7 +132,10 @@ extension JobStore {
         -> (applied: Set<UUID>, progressed: Set<String>) {
         // A rescheduled outcome ("retry at") is queued again like a hand-back, but published by
         // the relay at its instant instead of being requeued to the broker.
-        let rows = try connection.query(completionStatement, [
+        // Planned once per connection: re-planning cost more than running it (it stays the primary
+        // key's nested loop whatever the batch, which ClaimPlanTests checks).
+        try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan")
+        let rows = try connection.query(prepared: completionStatement, [
                 outcomes.map(\.id),
                 outcomes.map { Int32($0.attempt) },
                 outcomes.map(\.state.rawValue),
@@ -142,6 +145,7 @@ extension JobStore {
                 outcomes.map { $0.runAt?.timeIntervalSince1970 },
                 outcomes.map { $0.continueUnder != nil },
             ])
+        try connection.execute("SET LOCAL plan_cache_mode TO DEFAULT")  // not for the jobs' own effects
         let productions = Set(rows.compactMap { $0.string("production_id") })
         if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
             try connection.notify(outboxChannel, payload: "")
@@ -195,14 +199,14 @@ extension JobStore {
     @available(*, noasync)
     static func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int, local: [UUID],
                           on connection: PostgresConnection) throws -> (cancel: [UUID], lost: [UUID]) {
-        try connection.query("""
+        try connection.query(prepared: """
             INSERT INTO workers (id, host, pid, queues, concurrency, heartbeat_interval_ms, jobs_succeeded, jobs_failed, in_flight)
             VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9)
             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), stopped_at = NULL, jobs_succeeded = EXCLUDED.jobs_succeeded,
                 jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight
             """, [worker.id, worker.host, Int32(worker.pid), worker.queues, worker.concurrency,
                   Int32(worker.heartbeatInterval * 1000), succeeded, failed, inFlight])
-        let rows = try connection.query("""
+        let rows = try connection.query(prepared: """
             SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
             WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
                OR (id = ANY($2::uuid[]) AND (state <> 'running' OR worker_id IS DISTINCT FROM $1))
