@@ -14,6 +14,7 @@ struct RetentionTests {
         let id = try await cluster.client.enqueue(NoopJob(), options: JobOptions(productionID: production))
         _ = try await cluster.postgres.query("""
             UPDATE jobs SET state = $2, publish_pending = false,
+                worker_id = CASE WHEN $2 = 'running' THEN 'retention-test-worker' END,
                 finished_at = CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() - make_interval(secs => $3::float8) END
             WHERE id = $1
             """, [id, state.rawValue, age])
