@@ -18,7 +18,13 @@ import Testing
         #expect(build.image.hasPrefix("swift:6"), "build image \(build.image) is a Swift 6 image")
         let runtime = try #require(dockerfile.runtime)
         #expect(runtime.image == "debian:bookworm-slim", "runtime image \(runtime.image)")
-        #expect(build.all("RUN").contains { $0.contains("swift build -c release") && $0.contains("--product reparto") })
+        // A release build of the reparto product: directly, or through scripts/build-release (the
+        // build stage must then copy the script in).
+        let script = try Deploy.text("scripts/build-release")
+        let viaScript = build.all("RUN").contains { $0.contains("scripts/build-release") }
+            && build.all("COPY").contains { $0.contains("scripts/build-release") }
+            && script.contains("swift build") && script.contains("-c release") && script.contains("--product reparto")
+        #expect(viaScript || build.all("RUN").contains { $0.contains("swift build -c release") && $0.contains("--product reparto") })
 
         let entrypoint = try #require(runtime.all("ENTRYPOINT").last.flatMap(Dockerfile.execForm))
         #expect(entrypoint == ["/usr/local/bin/reparto"], "entrypoint is the reparto binary (exec form): \(entrypoint)")
@@ -71,7 +77,8 @@ import Testing
     /// the `reparto` binary this build produced: each resolved `.so` is mapped to its Debian package
     /// with `dpkg -S`, which must be installed explicitly, be part of every Debian base image
     /// (Essential or Priority required), or be a dependency of one of those; libraries no package
-    /// owns must be Swift runtime libraries the Dockerfile copies from the toolchain.
+    /// owns must be Swift runtime libraries, which the build stage links in (scripts/build-release
+    /// with `--static-swift-stdlib`) or the runtime stage copies from the toolchain.
     @Test func runtimePackagesCoverEveryLibraryTheBinaryLinks() throws {
         let runtime = try #require(dockerfile.runtime)
         let binary = try RepartoBinary.locate()
@@ -90,6 +97,9 @@ import Testing
         #expect(!explicit.isEmpty, "the runtime stage installs packages with apt-get install")
         let available = database.closure(of: explicit.union(database.baseImagePackages))
         let swiftCopies = runtime.copies(from: "build")
+        let buildScript = try Deploy.text("scripts/build-release")
+        let linksRuntimeIn = dockerfile.stages.contains { stage in stage.all("RUN").contains { $0.contains("scripts/build-release") } }
+            && buildScript.contains("--static-swift-stdlib")
 
         for library in libraries {
             if let packages = owners[library.path] {
@@ -97,17 +107,20 @@ import Testing
                         "\(library.name) (\(library.path)) is in package \(packages.sorted().joined(separator: ", ")), which the runtime stage does not install")
             } else {
                 let directory = URL(fileURLWithPath: library.path).deletingLastPathComponent().path
-                let copied = directory.hasSuffix("/lib/swift/linux") && swiftCopies.contains { copy in
+                let swiftRuntime = directory.hasSuffix("/lib/swift/linux")
+                let copied = swiftRuntime && (linksRuntimeIn || swiftCopies.contains { copy in
                     copy.sources.contains { source in
                         source.hasPrefix("/usr/lib/swift/linux/")
                             && fnmatch(String(source.dropFirst("/usr/lib/swift/linux/".count)), library.name, 0) == 0
                     } && copy.destination.hasPrefix("/usr/lib/swift/linux")
-                }
-                #expect(copied, "\(library.name) (\(library.path)) belongs to no Debian package and is not a Swift runtime library the runtime stage copies from the build stage")
+                })
+                #expect(copied, "\(library.name) (\(library.path)) belongs to no Debian package and is not a Swift runtime library the build links in or the runtime stage copies")
             }
         }
-        // libc is in every image; the Swift runtime must be found at run time.
-        #expect(runtime.all("RUN").contains { $0.contains("/usr/lib/swift/linux") && $0.contains("ldconfig") })
+        // A copied Swift runtime must be found at run time.
+        if !linksRuntimeIn {
+            #expect(runtime.all("RUN").contains { $0.contains("/usr/lib/swift/linux") && $0.contains("ldconfig") })
+        }
     }
 }
 

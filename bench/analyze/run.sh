@@ -9,8 +9,8 @@
 # REPARTO points at another binary. Extra arguments go to `reparto bench analyze`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-R="${REPARTO:-.build/release/reparto}"
-[ -n "${REPARTO:-}" ] || nice -n 5 swift build -c release --product reparto
+R="${REPARTO:-}"
+[ -n "$R" ] || R="$(nice -n 5 scripts/build-release)"
 PORT="${STANDIN_PORT:-18431}"
 python3 bench/analyze/standin.py --port "$PORT" --delay 0.2 &
 STANDIN=$!

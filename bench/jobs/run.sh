@@ -12,8 +12,7 @@ RATE_COUNT="${BENCH_RATE_JOBS:-10000}"
 RATE="${BENCH_RATE:-1000}"
 
 scripts/services up >/dev/null
-swift build -c release --product reparto 2>&1 | grep -E "error:" && exit 1 || true
-R=.build/release/reparto
+R="$(scripts/build-release 2>/tmp/reparto-build-release.log)" || { grep -E "error:" /tmp/reparto-build-release.log; exit 1; }
 $R migrate >/dev/null
 
 pids=()

@@ -9,8 +9,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 scripts/services up >/dev/null
-swift build -c release --product reparto
-R=.build/release/reparto
+R="$(scripts/build-release)"
 PEER_DIR="$(mktemp -d)"; trap 'rm -rf "$PEER_DIR"' EXIT
 cc -O2 -o "$PEER_DIR/espeak-loop" bench/speech/espeak-loop.c -lespeak-ng
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
