@@ -16,6 +16,24 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     public var applicationName: String
     /// Seconds to wait for a connection to be established (libpq's minimum effective value is 2).
     public var connectTimeout: Int
+    /// libpq's `sslmode`; nil leaves libpq's default (`prefer`, or `PGSSLMODE`).
+    public var sslMode: SSLMode?
+    /// libpq's `sslrootcert`: the CA certificates `verify-ca` and `verify-full` check the server against.
+    public var sslRootCertificate: String?
+    /// libpq's `gssencmode`; nil leaves libpq's default (`prefer`, or `PGGSSENCMODE`).
+    public var gssEncryptionMode: GSSEncryptionMode?
+
+    /// Whether and how the connection uses TLS (libpq's `sslmode`).
+    public enum SSLMode: String, Sendable, CaseIterable {
+        case disable, allow, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+    }
+
+    /// Whether the connection uses GSSAPI encryption (libpq's `gssencmode`).
+    public enum GSSEncryptionMode: String, Sendable, CaseIterable {
+        case disable, prefer, require
+    }
 
     /// Creates a configuration from its parts.
     public init(
@@ -34,6 +52,9 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     /// Parses a URL of the form
     /// `postgres://user:password@host:port/database?application_name=name&connect_timeout=5`
     /// (`postgresql://` is accepted too). User, password and database are percent-decoded.
+    /// `sslmode`, `sslrootcert` and `gssencmode` are passed to libpq (a local server on loopback
+    /// without TLS: `sslmode=disable&gssencmode=disable` saves each connection a round trip and the
+    /// TLS and Kerberos libraries' start-up); other libpq parameters are ignored.
     /// An IPv6 host is written in brackets: `postgres://u@[::1]:5432/db`.
     ///
     /// - Throws: ``PostgresError`` of kind ``PostgresError/Kind/configuration`` for anything that is
@@ -117,6 +138,9 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
 
         var applicationName = "reparto"
         var connectTimeout = 10
+        var sslMode: SSLMode?
+        var sslRootCertificate: String?
+        var gssEncryptionMode: GSSEncryptionMode?
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let key: Substring
             let value: Substring
@@ -135,8 +159,20 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
                     throw PostgresError(.configuration, message: "connect_timeout in the database URL is not a whole number of seconds")
                 }
                 connectTimeout = seconds
+            case "sslmode":
+                guard let mode = SSLMode(rawValue: String(value)) else {
+                    throw PostgresError(.configuration, message: "sslmode in the database URL must be one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                sslMode = mode
+            case "sslrootcert":
+                sslRootCertificate = try Self.percentDecoded(value, part: "sslrootcert")
+            case "gssencmode":
+                guard let mode = GSSEncryptionMode(rawValue: String(value)) else {
+                    throw PostgresError(.configuration, message: "gssencmode in the database URL must be one of \(GSSEncryptionMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                gssEncryptionMode = mode
             default:
-                // Other libpq parameters (sslmode, …) are not supported by this client; ignore them.
+                // Other libpq parameters are not supported by this client; ignore them.
                 continue
             }
         }
@@ -145,12 +181,16 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
             host: host, port: port, user: user, password: password, database: database,
             applicationName: applicationName, connectTimeout: connectTimeout
         )
+        (self.sslMode, self.sslRootCertificate, self.gssEncryptionMode) = (sslMode, sslRootCertificate, gssEncryptionMode)
     }
 
     /// `postgres://user@host:port/database?application_name=…` — never shows the password.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "postgres://\(user)@\(shownHost):\(port)/\(database)?application_name=\(applicationName)"
+        var text = "postgres://\(user)@\(shownHost):\(port)/\(database)?application_name=\(applicationName)"
+        if let sslMode { text += "&sslmode=\(sslMode.rawValue)" }
+        if let gssEncryptionMode { text += "&gssencmode=\(gssEncryptionMode.rawValue)" }
+        return text
     }
 
     /// `host:port`, as used in connection error messages.

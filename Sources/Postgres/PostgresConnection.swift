@@ -150,6 +150,9 @@ public final class PostgresConnection {
             ("client_encoding", "UTF8"),
             ("options", "-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres"),
         ]
+        if let mode = configuration.sslMode { pairs.append(("sslmode", mode.rawValue)) }
+        if let path = configuration.sslRootCertificate { pairs.append(("sslrootcert", path)) }
+        if let mode = configuration.gssEncryptionMode { pairs.append(("gssencmode", mode.rawValue)) }
         if let password = configuration.password {
             pairs.append(("password", password))
         }

@@ -9,7 +9,8 @@ struct BenchDatabase {
     var postgres: PostgresClient
     var admin: PostgresConfiguration
 
-    /// `postgres://user@host:port/database` (the password travels in the environment).
+    /// `postgres://user@host:port/database`, with the TLS and GSSAPI modes if set (the password
+    /// travels in the environment).
     var url: String {
         var components = URLComponents()
         components.scheme = "postgres"
@@ -17,6 +18,9 @@ struct BenchDatabase {
         components.host = configuration.host
         components.port = configuration.port
         components.path = "/\(configuration.database)"
+        let modes = [("sslmode", configuration.sslMode?.rawValue), ("gssencmode", configuration.gssEncryptionMode?.rawValue)]
+            .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        if !modes.isEmpty { components.queryItems = modes }
         return components.string ?? ""
     }
 

@@ -14,6 +14,18 @@ import Testing
         #expect(configuration.database == "my/db")
         #expect(configuration.applicationName == "reparto worker!")
         #expect(configuration.connectTimeout == 3)
+        #expect(configuration.sslMode == .disable)
+    }
+
+    @Test func parsesTLSAndGSSAPIModes() throws {
+        let configuration = try PostgresConfiguration(
+            url: "postgres://u@db.example.com/db?sslmode=verify-full&sslrootcert=%2Fetc%2Freparto%2Froot%20ca.pem&gssencmode=disable")
+        #expect(configuration.sslMode == .verifyFull)
+        #expect(configuration.sslRootCertificate == "/etc/reparto/root ca.pem")
+        #expect(configuration.gssEncryptionMode == .disable)
+        #expect(configuration.description == "postgres://u@db.example.com:5432/db?application_name=reparto&sslmode=verify-full&gssencmode=disable")
+        let defaults = try PostgresConfiguration(url: "postgres://u@h/db")
+        #expect(defaults.sslMode == nil && defaults.sslRootCertificate == nil && defaults.gssEncryptionMode == nil)
     }
 
     @Test func appliesDefaults() throws {
@@ -40,6 +52,9 @@ import Testing
         "postgres://u:bad%zzsecret@host/db",
         "postgres://u:p@[::1/db",
         "postgres://u:p@h/db?connect_timeout=soon",
+        "postgres://u:secret@h/db?sslmode=verify",
+        "postgres://u:secret@h/db?sslmode=",
+        "postgres://u:secret@h/db?gssencmode=always",
     ])
     func rejectsBadURLsWithoutEchoingThem(url: String) {
         do {

@@ -320,6 +320,28 @@ struct Payload: Codable, Equatable {
         }
     }
 
+    /// The modes reach libpq: the local server has no TLS, so requiring it fails with libpq's own
+    /// reason, and disabling it connects.
+    @Test func sslModeReachesLibpq() async throws {
+        try await onThread {
+            var required = try TestDatabase.configuration()
+            required.sslMode = .require
+            do {
+                _ = try PostgresConnection.connect(required)
+                Issue.record("a server without TLS accepted sslmode=require")
+            } catch let error as PostgresError {
+                #expect(error.kind == .connection)
+                #expect(error.description.contains("SSL"))
+            }
+            var disabled = try TestDatabase.configuration()
+            disabled.sslMode = .disable
+            disabled.gssEncryptionMode = .disable
+            let connection = try PostgresConnection.connect(disabled)
+            defer { connection.close() }
+            #expect(try connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").first?.bool("ssl") == false)
+        }
+    }
+
     @Test func closedConnectionsThrowClosed() async throws {
         try await onThread {
             let connection = try connect()
