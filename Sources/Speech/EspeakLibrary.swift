@@ -53,25 +53,34 @@ public final class EspeakLibrary: Sendable {
 struct EspeakEngine {
     static let provider = EspeakProvider.providerID
 
+    /// The library's functions; nil when it could not be loaded (`sampleRate` says why).
+    var espeak: EspeakSymbols?
     var sampleRate: Result<Int, SpeechError>
     var loadedVoice: String?
 
-    /// Initializes libespeak-ng for synchronous output into ``synthCallback``.
+    /// Loads libespeak-ng (``EspeakSymbols``) and initializes it for synchronous output into
+    /// ``synthCallback``.
     @available(*, noasync)
     static func start() -> EspeakEngine {
-        espeak_ng_InitializePath(nil)
+        let espeak: EspeakSymbols
+        do {
+            espeak = try EspeakSymbols.load(provider: provider)
+        } catch {
+            return EspeakEngine(espeak: nil, sampleRate: .failure(error))
+        }
+        espeak.initializePath(nil)
         var context: espeak_ng_ERROR_CONTEXT?
-        let status = espeak_ng_Initialize(&context)
-        espeak_ng_ClearErrorContext(&context)
+        let status = espeak.initialize(&context)
+        espeak.clearErrorContext(&context)
         guard status == ENS_OK else {
-            return EspeakEngine(sampleRate: .failure(.engineError(provider: provider, message: message(status))))
+            return EspeakEngine(espeak: espeak, sampleRate: .failure(.engineError(provider: provider, message: message(status, espeak))))
         }
-        let output = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
+        let output = espeak.initializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
         guard output == ENS_OK else {
-            return EspeakEngine(sampleRate: .failure(.engineError(provider: provider, message: message(output))))
+            return EspeakEngine(espeak: espeak, sampleRate: .failure(.engineError(provider: provider, message: message(output, espeak))))
         }
-        espeak_SetSynthCallback(synthCallback)
-        return EspeakEngine(sampleRate: .success(Int(espeak_ng_GetSampleRate())))
+        espeak.setSynthCallback(synthCallback)
+        return EspeakEngine(espeak: espeak, sampleRate: .success(Int(espeak.getSampleRate())))
     }
 
     @available(*, noasync)
@@ -83,19 +92,20 @@ struct EspeakEngine {
         case .success(let value): rate = value
         case .failure(let error): return .failure(error)
         }
+        guard let espeak else { return .failure(SpeechError.engineError(provider: Self.provider, message: "libespeak-ng is not loaded")) }
         if loadedVoice != voice {
             loadedVoice = nil
-            let status = Self.selectVoice(voice)
+            let status = Self.selectVoice(voice, espeak)
             guard status == ENS_OK else {
                 if status == ENS_VOICE_NOT_FOUND { return .failure(SpeechError.unknownVoice(voice, provider: Self.provider)) }
-                return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status)))
+                return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status, espeak)))
             }
             loadedVoice = voice
         }
         // The voice keeps parameters between syntheses: set every one a request depends on.
-        _ = espeak_ng_SetParameter(espeakRATE, Int32(wordsPerMinute), 0)
-        _ = espeak_ng_SetParameter(espeakPITCH, Int32(pitch), 0)
-        _ = espeak_ng_SetParameter(espeakVOLUME, Int32(amplitude), 0)
+        _ = espeak.setParameter(espeakRATE, Int32(wordsPerMinute), 0)
+        _ = espeak.setParameter(espeakPITCH, Int32(pitch), 0)
+        _ = espeak.setParameter(espeakVOLUME, Int32(amplitude), 0)
 
         let sink = SampleSink(cancellation: cancellation)
         let retained = Unmanaged.passRetained(sink)
@@ -107,12 +117,12 @@ struct EspeakEngine {
         let text = requestText.contains("\0") ? requestText.replacingOccurrences(of: "\0", with: " ") : requestText
         let status = LibraryRandom.withSequence(seed: nil) {
             text.withCString { text in
-                espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, nil, retained.toOpaque())
+                espeak.synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, nil, retained.toOpaque())
             }
         }
         if cancellation.isCancelled { return .failure(CancellationError()) }
         guard status == ENS_OK else {
-            return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status)))
+            return .failure(SpeechError.engineError(provider: Self.provider, message: Self.message(status, espeak)))
         }
         return .success(LibraryAudio(pcm: sink.pcm, sampleRate: rate))
     }
@@ -120,19 +130,19 @@ struct EspeakEngine {
     /// As the `espeak-ng` command does for `-v`: a voice name or file (`en-us`, `gmw/en`,
     /// `en-us+Alicia`), else the best voice for a language of that name (`en-gb`, `en-gb+Alicia`).
     @available(*, noasync)
-    static func selectVoice(_ name: String) -> espeak_ng_STATUS {
+    static func selectVoice(_ name: String, _ espeak: EspeakSymbols) -> espeak_ng_STATUS {
         name.withCString { cName in
-            let byName = espeak_ng_SetVoiceByName(cName)
+            let byName = espeak.setVoiceByName(cName)
             guard byName != ENS_OK else { return byName }
             var selector = espeak_VOICE()
             selector.languages = cName
-            return espeak_ng_SetVoiceByProperties(&selector)
+            return espeak.setVoiceByProperties(&selector)
         }
     }
 
-    static func message(_ status: espeak_ng_STATUS) -> String {
+    static func message(_ status: espeak_ng_STATUS, _ espeak: EspeakSymbols) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
+        espeak.getStatusCodeMessage(status, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -89,8 +89,12 @@ import Testing
         #expect(codename != nil && codename == runtimeCodename,
                 "this machine runs \(codename ?? "?"), the runtime image is \(runtime.image): the package mapping would be meaningless")
 
-        let libraries = try SharedLibraries.of(binary)
+        var libraries = try SharedLibraries.of(binary)
         #expect(!libraries.isEmpty, "ldd listed no libraries for \(binary.path)")
+        // Loaded with dlopen when the first synthesis needs it (Speech/EspeakSymbols.swift), so
+        // ldd does not list it; its own dependencies come with its package.
+        #expect(Deploy.sourcesContain("static let library = \"\(RuntimeLoaded.espeak)\""))
+        libraries.append(try RuntimeLoaded.locate(RuntimeLoaded.espeak))
         let owners = try Packages.owners(of: libraries.map(\.path))
         let database = try Packages.installedDatabase()
         let explicit = Set(runtime.installedPackages)
@@ -121,6 +125,30 @@ import Testing
         if !linksRuntimeIn {
             #expect(runtime.all("RUN").contains { $0.contains("/usr/lib/swift/linux") && $0.contains("ldconfig") })
         }
+    }
+}
+
+/// What a process loads at start-up: libespeak-ng (and the 29 libraries of the audio stack it
+/// links) only when something speaks.
+@Suite(.timeLimit(.minutes(1))) struct RuntimeLoadingTests {
+    @Test func theBinaryDoesNotLinkTheSpeechEngine() throws {
+        let libraries = try SharedLibraries.of(try RepartoBinary.locate())
+        #expect(!libraries.contains { $0.name.hasPrefix("libespeak-ng") || $0.name.hasPrefix("libpcaudio") || $0.name.hasPrefix("libpulse") },
+                "linked: \(libraries.map(\.name).filter { $0.hasPrefix("libespeak") || $0.hasPrefix("libpcaudio") || $0.hasPrefix("libpulse") })")
+    }
+}
+
+/// Libraries the binary loads with `dlopen` rather than links.
+enum RuntimeLoaded {
+    static let espeak = "libespeak-ng.so.1"
+
+    /// Where the dynamic loader would find `soname` (Debian's multiarch directories).
+    static func locate(_ soname: String) throws -> SharedLibraries.Library {
+        for directory in ["/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"] {
+            let path = directory + "/" + soname
+            if FileManager.default.fileExists(atPath: path) { return SharedLibraries.Library(name: soname, path: path) }
+        }
+        throw DeployTestError("\(soname), which reparto loads at run time, is not installed here")
     }
 }
 
