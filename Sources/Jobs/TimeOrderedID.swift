@@ -39,8 +39,8 @@ extension UUID {
 }
 
 extension timespec {
-    /// The wall clock now (`CLOCK_REALTIME`).
-    public static var now: timespec {
+    /// The wall clock now (`CLOCK_REALTIME`); the default of ``UUID/timeOrdered(at:)``.
+    @usableFromInline static var now: timespec {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return time
