@@ -45,6 +45,7 @@ struct AssetsCommand: AsyncParsableCommand {
             if let grace { policy.grace = try AssetSweepPolicy.grace(grace, setting: "--grace") }
             let report = try await cluster.withAssetSweeper("reparto.assets", policy: policy) { try await $0.sweep(dryRun: dryRun) }
             print(HousekeepingText.sweep(report, policy: policy, dryRun: dryRun))
+            if report.failed.files > 0 { throw ExitCode.failure }  // the line above names the first
         }
     }
 }

@@ -38,6 +38,12 @@ public struct AssetSweepJob: JobParameters {
                 "evicted_files": "\(report.evicted.files)", "kept_young": "\(report.keptYoung.files)",
                 "cache_bytes": "\(report.cacheBytes)",
             ])
+            if let first = report.failures.first {
+                context.logger.warning("the asset sweep could not remove some files; it removed the others", metadata: [
+                    "failed_files": "\(report.failed.files)", "failed_bytes": "\(report.failed.bytes)",
+                    "first_path": "\(first.path)", "first_reason": "\(first.reason)",
+                ])
+            }
             return report
         }
     }

@@ -1,3 +1,4 @@
+import Assets
 import Foundation
 
 /// Files and bytes.
@@ -28,8 +29,27 @@ public struct AssetSweepReport: Sendable, Equatable, Codable {
     public var evicted = FileTally()
     /// The cache's size after the sweep.
     public var cacheBytes: Int64 = 0
+    /// Files the sweep should have removed but could not (permissions, a read-only volume, …): it
+    /// went on with the others.
+    public var failed = FileTally()
+    /// The first of those (at most ``failureSampleLimit``), with the reason.
+    public var failures: [Failure] = []
+
+    /// A file the sweep could not remove.
+    public struct Failure: Sendable, Equatable, Codable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// How many failures a report names; ``failed`` counts them all.
+    public static let failureSampleLimit = 20
 
     public init() {}
+
+    mutating func recordFailure(_ file: AssetFile, _ error: any Error) {
+        failed.add(file.size)
+        if failures.count < Self.failureSampleLimit { failures.append(Failure(path: file.path, reason: "\(error)")) }
+    }
 }
 
 /// The asset volume by area, and how much of each area nothing references.

@@ -61,7 +61,15 @@ public struct AssetSweeper: Sendable {
                 if isCache { report.cacheBytes += file.size }
                 continue
             }
-            let removed = dryRun ? true : try await store.removeIdle(file.path, idleBefore: idleBefore)
+            let removed: Bool
+            do {
+                removed = dryRun ? true : try await store.removeIdle(file.path, idleBefore: idleBefore)
+            } catch let error as AssetError {
+                // One file that cannot go must not keep every file after it on the volume.
+                report.recordFailure(file, error)
+                if isCache { report.cacheBytes += file.size }
+                continue
+            }
             if removed { report.removed.add(file.size) } else if isCache { report.cacheBytes += file.size }
         }
         if let cap = policy.cacheMax, report.cacheBytes > cap {
@@ -87,16 +95,22 @@ public struct AssetSweeper: Sendable {
                 evicted = true
             } else {
                 // The row goes only if the file does: a claim since the listing keeps both.
-                evicted = try await postgres.withConnection { connection in
-                    do {
-                        return try connection.transaction { connection in
-                            guard try AssetReferenceRows.forget(key: key, path: file.path, on: connection) else { return false }
-                            guard try store.removeIdleBlocking(file.path, idleBefore: idleBefore) else { throw KeptInUse() }
-                            return true
+                do {
+                    evicted = try await postgres.withConnection { connection in
+                        do {
+                            return try connection.transaction { connection in
+                                guard try AssetReferenceRows.forget(key: key, path: file.path, on: connection) else { return false }
+                                guard try store.removeIdleBlocking(file.path, idleBefore: idleBefore) else { throw KeptInUse() }
+                                return true
+                            }
+                        } catch is KeptInUse {
+                            return false
                         }
-                    } catch is KeptInUse {
-                        return false
                     }
+                } catch let error as AssetError {
+                    // The row stays with its file (the transaction rolled back); the next one goes.
+                    report.recordFailure(file, error)
+                    continue
                 }
             }
             if evicted {

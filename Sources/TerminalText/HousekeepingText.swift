@@ -22,7 +22,12 @@ public enum HousekeepingText {
             line += ", \(dryRun ? "would evict" : "evicted") \(report.evicted.files) from the cache "
                 + "(\(AssetSweepPolicy.text(bytes: report.evicted.bytes)))"
         }
-        return line + "; kept \(report.keptYoung.files) younger than \(RetentionPolicy.text(policy.grace))"
+        line += "; kept \(report.keptYoung.files) younger than \(RetentionPolicy.text(policy.grace))"
+        if report.failed.files > 0 {
+            line += "; could not remove \(report.failed.files) (\(AssetSweepPolicy.text(bytes: report.failed.bytes)))"
+            if let first = report.failures.first { line += ", first \(first.path): \(first.reason)" }
+        }
+        return line
     }
 
     /// `removed 3 jobs, 1 production (with 12 jobs), 0 worker rows (kept: finished 30d, dead 90d, workers 1d)`.

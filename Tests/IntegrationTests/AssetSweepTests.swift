@@ -2,6 +2,7 @@ import Assets
 import Foundation
 import Jobs
 import RepartoTestSupport
+import TerminalText
 @testable import TableRead
 import Testing
 
@@ -93,6 +94,33 @@ struct AssetSweepTests {
         await cluster.shutdown()
     }
 
+    /// A file that cannot be removed (here its lock cannot be opened: a directory stands at the
+    /// lock's path, which stops root too) is reported, and the sweep goes on with the others,
+    /// however the listing orders them.
+    @Test func aFileThatCannotBeRemovedDoesNotStopTheSweep() async throws {
+        let cluster = try await TestCluster.make()
+        let volume = try Volume()
+        defer { volume.cleanup() }
+        let hour = 3600.0
+        var orphans: [String] = []
+        for index in 0..<6 { orphans.append(try await cached("orphan \(index)", recorded: false, age: 5 * hour, in: volume, cluster: cluster).path) }
+        let stuck = orphans[2]
+        let lock = (stuck as NSString).deletingLastPathComponent + "/." + ((stuck as NSString).lastPathComponent as NSString).deletingPathExtension + ".lock"
+        try FileManager.default.createDirectory(atPath: volume.root.path + "/" + lock + "/blocker", withIntermediateDirectories: true)
+
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour))
+        let report = try await sweeper.sweep()
+        #expect(report.removed == FileTally(files: 5, bytes: 500))
+        #expect(report.failed == FileTally(files: 1, bytes: 100))
+        #expect(report.failures.map(\.path) == [stuck])
+        #expect(report.failures.first?.reason.isEmpty == false)
+        for path in orphans where path != stuck { #expect(!volume.exists(path), "\(path)") }
+        #expect(volume.exists(stuck))
+        let line = HousekeepingText.sweep(report, policy: AssetSweepPolicy(grace: hour), dryRun: false)
+        #expect(line.contains("could not remove 1") && line.contains(stuck), "\(line)")
+        await cluster.shutdown()
+    }
+
     /// A generate job that reuses an unreferenced file after the sweep listed it: the file stays,
     /// and the row the job commits names a file that exists.
     @Test func contentReusedWhileTheSweepRunsStays() async throws {
@@ -144,6 +172,29 @@ struct AssetSweepTests {
             #expect(volume.exists(stays.path))
             #expect(try await cluster.count("SELECT count(*)::int AS n FROM generated_content WHERE content_key = $1", [stays.key]) == 1)
         }
+        await cluster.shutdown()
+    }
+
+    /// Eviction too goes on past a file it cannot remove; that file keeps its row.
+    @Test func anEvictionThatCannotRemoveItsFileKeepsTheRowAndGoesOn() async throws {
+        let cluster = try await TestCluster.make()
+        let volume = try Volume()
+        defer { volume.cleanup() }
+        let hour = 3600.0
+        let oldest = try await cached("a", recorded: true, age: 5 * hour, bytes: 1000, in: volume, cluster: cluster)
+        let next = try await cached("b", recorded: true, age: 4 * hour, bytes: 1000, in: volume, cluster: cluster)
+        _ = try await cached("c", recorded: true, age: 3 * hour, bytes: 1000, in: volume, cluster: cluster)
+        let lock = (oldest.path as NSString).deletingLastPathComponent + "/."
+            + ((oldest.path as NSString).lastPathComponent as NSString).deletingPathExtension + ".lock"
+        try FileManager.default.createDirectory(atPath: volume.root.path + "/" + lock + "/blocker", withIntermediateDirectories: true)
+
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 2500))
+        let report = try await sweeper.sweep()
+        #expect(report.failures.map(\.path) == [oldest.path])
+        #expect(report.evicted == FileTally(files: 1, bytes: 1000), "the next oldest goes instead")
+        #expect(volume.exists(oldest.path) && !volume.exists(next.path))
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM generated_content WHERE content_key = $1", [oldest.key]) == 1)
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM generated_content WHERE content_key = $1", [next.key]) == 0)
         await cluster.shutdown()
     }
 
