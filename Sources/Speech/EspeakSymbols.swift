@@ -38,34 +38,25 @@ struct EspeakSymbols {
         guard let handle = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {
             throw .engineError(provider: provider, message: "cannot load \(library): \(lastError()) (install libespeak-ng1)")
         }
-        func symbol<F>(_ name: String, as type: F.Type) throws(SpeechError) -> F {
+        // The type comes from the property each lookup initializes: the signatures are written once.
+        func symbol<F>(_ name: String) throws(SpeechError) -> F {
             guard let address = dlsym(handle, name) else {
                 throw .engineError(provider: provider, message: "\(library) has no \(name): \(lastError())")
             }
-            return unsafeBitCast(address, to: type)
+            return unsafeBitCast(address, to: F.self)
         }
         return EspeakSymbols(
-            initializePath: try symbol("espeak_ng_InitializePath", as: (@convention(c) (UnsafePointer<CChar>?) -> Void).self),
-            initialize: try symbol("espeak_ng_Initialize",
-                                   as: (@convention(c) (UnsafeMutablePointer<espeak_ng_ERROR_CONTEXT?>?) -> espeak_ng_STATUS).self),
-            clearErrorContext: try symbol("espeak_ng_ClearErrorContext",
-                                          as: (@convention(c) (UnsafeMutablePointer<espeak_ng_ERROR_CONTEXT?>?) -> Void).self),
-            initializeOutput: try symbol("espeak_ng_InitializeOutput",
-                                         as: (@convention(c) (espeak_ng_OUTPUT_MODE, Int32, UnsafePointer<CChar>?) -> espeak_ng_STATUS).self),
-            setSynthCallback: try symbol("espeak_SetSynthCallback", as: (@convention(c) (
-                (@convention(c) (UnsafeMutablePointer<Int16>?, Int32, UnsafeMutablePointer<espeak_EVENT>?) -> Int32)?
-            ) -> Void).self),
-            getSampleRate: try symbol("espeak_ng_GetSampleRate", as: (@convention(c) () -> Int32).self),
-            setParameter: try symbol("espeak_ng_SetParameter",
-                                     as: (@convention(c) (espeak_PARAMETER, Int32, Int32) -> espeak_ng_STATUS).self),
-            setVoiceByName: try symbol("espeak_ng_SetVoiceByName", as: (@convention(c) (UnsafePointer<CChar>?) -> espeak_ng_STATUS).self),
-            setVoiceByProperties: try symbol("espeak_ng_SetVoiceByProperties",
-                                             as: (@convention(c) (UnsafeMutablePointer<espeak_VOICE>?) -> espeak_ng_STATUS).self),
-            synthesize: try symbol("espeak_ng_Synthesize", as: (@convention(c) (
-                UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32, UnsafeMutablePointer<UInt32>?, UnsafeMutableRawPointer?
-            ) -> espeak_ng_STATUS).self),
-            getStatusCodeMessage: try symbol("espeak_ng_GetStatusCodeMessage",
-                                             as: (@convention(c) (espeak_ng_STATUS, UnsafeMutablePointer<CChar>?, Int) -> Void).self))
+            initializePath: try symbol("espeak_ng_InitializePath"),
+            initialize: try symbol("espeak_ng_Initialize"),
+            clearErrorContext: try symbol("espeak_ng_ClearErrorContext"),
+            initializeOutput: try symbol("espeak_ng_InitializeOutput"),
+            setSynthCallback: try symbol("espeak_SetSynthCallback"),
+            getSampleRate: try symbol("espeak_ng_GetSampleRate"),
+            setParameter: try symbol("espeak_ng_SetParameter"),
+            setVoiceByName: try symbol("espeak_ng_SetVoiceByName"),
+            setVoiceByProperties: try symbol("espeak_ng_SetVoiceByProperties"),
+            synthesize: try symbol("espeak_ng_Synthesize"),
+            getStatusCodeMessage: try symbol("espeak_ng_GetStatusCodeMessage"))
     }
 
     private static func lastError() -> String {
