@@ -32,6 +32,14 @@ struct AssetSweepTests {
         }
 
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: root.path + "/" + path) }
+
+        /// Makes `path` impossible to remove, for root too: a directory where its lock file goes
+        /// (`<dir>/.<name without extension>.lock`), so the lock cannot be opened.
+        func blockRemoval(of path: String) throws {
+            let lock = (path as NSString).deletingLastPathComponent + "/."
+                + ((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".lock"
+            try FileManager.default.createDirectory(atPath: root.path + "/" + lock + "/blocker", withIntermediateDirectories: true)
+        }
         func cleanup() { try? FileManager.default.removeItem(at: root) }
     }
 
@@ -105,8 +113,7 @@ struct AssetSweepTests {
         var orphans: [String] = []
         for index in 0..<6 { orphans.append(try await cached("orphan \(index)", recorded: false, age: 5 * hour, in: volume, cluster: cluster).path) }
         let stuck = orphans[2]
-        let lock = (stuck as NSString).deletingLastPathComponent + "/." + ((stuck as NSString).lastPathComponent as NSString).deletingPathExtension + ".lock"
-        try FileManager.default.createDirectory(atPath: volume.root.path + "/" + lock + "/blocker", withIntermediateDirectories: true)
+        try volume.blockRemoval(of: stuck)
 
         let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour))
         let report = try await sweeper.sweep()
@@ -184,9 +191,7 @@ struct AssetSweepTests {
         let oldest = try await cached("a", recorded: true, age: 5 * hour, bytes: 1000, in: volume, cluster: cluster)
         let next = try await cached("b", recorded: true, age: 4 * hour, bytes: 1000, in: volume, cluster: cluster)
         _ = try await cached("c", recorded: true, age: 3 * hour, bytes: 1000, in: volume, cluster: cluster)
-        let lock = (oldest.path as NSString).deletingLastPathComponent + "/."
-            + ((oldest.path as NSString).lastPathComponent as NSString).deletingPathExtension + ".lock"
-        try FileManager.default.createDirectory(atPath: volume.root.path + "/" + lock + "/blocker", withIntermediateDirectories: true)
+        try volume.blockRemoval(of: oldest.path)
 
         let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 2500))
         let report = try await sweeper.sweep()
