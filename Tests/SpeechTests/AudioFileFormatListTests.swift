@@ -1,7 +1,7 @@
 @testable import Speech
 import Testing
 
-@Suite struct AudioFileFormatListTests {
+@Suite(.timeLimit(.minutes(1))) struct AudioFileFormatListTests {
     @Test func namesParseInOrderIgnoringCaseAndSpaces() throws {
         #expect(try AudioFileFormat.list(parsing: "wav") == [.wav])
         #expect(try AudioFileFormat.list(parsing: "wav, MP3 ,m4b") == [.wav, .mp3, .m4b])

@@ -1,7 +1,7 @@
 @testable import Speech
 import Testing
 
-@Suite struct VoiceAssignmentTests {
+@Suite(.timeLimit(.minutes(1))) struct VoiceAssignmentTests {
     @Test func pairsBecomeCharactersVoices() throws {
         #expect(try CastOverrides.characters(parsing: []) == [:])
         #expect(try CastOverrides.characters(parsing: ["ISOLDE=slt", "DEV=flite:rms"]) == ["ISOLDE": "slt", "DEV": "flite:rms"])

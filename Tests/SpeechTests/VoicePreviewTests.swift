@@ -1,7 +1,7 @@
 import Speech
 import Testing
 
-@Suite struct VoicePreviewTests {
+@Suite(.timeLimit(.minutes(1))) struct VoicePreviewTests {
     @Test func aPlainVoiceIdNamesTheFile() {
         #expect(VoicePreview.defaultFileName(voice: "en-us") == "preview-en-us.wav")
         #expect(VoicePreview.defaultFileName(voice: "kal16") == "preview-kal16.wav")
