@@ -127,6 +127,6 @@ public enum AnalysisKinds {
         if let text = result.text { return text }
         guard let path = result.path else { throw JobError.permanent("generated text has neither text nor file") }
         let store = try AssetStore(root: root)
-        return String(decoding: try await store.read(path), as: UTF8.self)
+        return String(decoding: try await store.read(path, maxBytes: 64 << 20), as: UTF8.self)  // a million tokens is about 4 MiB
     }
 }

@@ -22,6 +22,9 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
     case checksumMismatch(path: String, expected: String, actual: String)
     /// A generated-content record is inconsistent (for example inline bytes for a non-text type).
     case invalidRecord(reason: String)
+    /// The file is larger than the reader's cap (`size` is what `stat` or the read found), so it
+    /// was not read into memory.
+    case tooLarge(path: String, size: Int64, limit: Int)
     /// Any other operating-system failure, with the operation that failed and `errno`.
     case io(operation: String, path: String, errno: Int32)
 
@@ -54,6 +57,8 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
         case .checksumMismatch(let path, let expected, let actual):
             return "checksum mismatch for \(path): expected \(expected), found \(actual)"
         case .invalidRecord(let reason): return "invalid generated-content record: \(reason)"
+        case .tooLarge(let path, let size, let limit):
+            return "\(path) is too large: \(size) bytes, more than the limit of \(limit)"
         case .io(let operation, let path, let code):
             return "\(operation) failed for \(path): \(String(cString: strerror(code)))"
         }

@@ -121,9 +121,18 @@ public struct AssetStore: Sendable {
     /// The current time truncated to whole seconds, so records survive the ISO-8601 sidecar unchanged.
     static func now() -> Date { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
 
+    /// The most bytes a read takes when its caller names no cap (1 GiB): a sparse or runaway file
+    /// fails the read instead of exhausting the process's memory.
+    public static let defaultReadLimit = 1 << 30
+
     /// Reads the file at `relativePath` (symlinks are followed only if they stay below the root).
+    ///
+    /// The size is checked against `maxBytes` before anything is read, and never more than
+    /// `maxBytes + 1` bytes are read, so a file that grows while it is read is refused as well.
+    /// - Throws: ``AssetError/tooLarge(path:size:limit:)`` for a file over `maxBytes`.
     @available(*, noasync, message: "blocking file read; use the async overload")
-    public func readBlocking(_ relativePath: String) throws -> Data {
+    public func readBlocking(_ relativePath: String, maxBytes: Int = AssetStore.defaultReadLimit) throws -> Data {
+        let limit = min(max(0, maxBytes), Int.max - 1)
         let real = try resolveExisting(relativePath)
         let fd = open(real, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw AssetError(errno: errno, operation: "open", path: relativePath) }
@@ -131,27 +140,37 @@ public struct AssetStore: Sendable {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw AssetError(errno: errno, operation: "stat", path: relativePath) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw AssetError.notFound(path: relativePath) }
-        var data = Data(count: Int(st.st_size))
-        var offset = 0
-        try data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
-            while offset < buffer.count {
-                let n = Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw AssetError(errno: errno, operation: "read", path: relativePath)
-                }
-                if n == 0 { break }
-                offset += n
-            }
+        guard st.st_size <= Int64(limit) else {
+            throw AssetError.tooLarge(path: relativePath, size: Int64(st.st_size), limit: limit)
         }
-        if offset < data.count { data.removeSubrange(offset...) }
+        // The size stat gave, plus one byte to see whether the file grew since.
+        var data = Data(count: Int(max(0, st.st_size)) + 1)
+        var offset = 0
+        while true {
+            if offset == data.count {
+                guard offset <= limit else { break }
+                data.count += min(1 << 20, limit + 1 - offset)
+            }
+            let n = data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+                Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw AssetError(errno: errno, operation: "read", path: relativePath)
+            }
+            if n == 0 { break }
+            offset += n
+        }
+        guard offset <= limit else { throw AssetError.tooLarge(path: relativePath, size: Int64(offset), limit: limit) }
+        data.count = offset
         return data
     }
 
     /// Reads the file and checks it against an expected SHA-256.
     @available(*, noasync, message: "blocking file read; use the async overload")
-    public func readVerifiedBlocking(_ relativePath: String, sha256 expected: String) throws -> Data {
-        let data = try readBlocking(relativePath)
+    public func readVerifiedBlocking(_ relativePath: String, sha256 expected: String,
+                                     maxBytes: Int = AssetStore.defaultReadLimit) throws -> Data {
+        let data = try readBlocking(relativePath, maxBytes: maxBytes)
         let actual = Self.sha256(data)
         guard actual == expected.lowercased() else {
             throw AssetError.checksumMismatch(path: relativePath, expected: expected, actual: actual)
@@ -183,14 +202,15 @@ public struct AssetStore: Sendable {
         try await Self.offPool { try writeBlocking(data, to: relativePath, mimeType: mimeType) }
     }
 
-    /// Reads the file at `relativePath`; the disk work runs off the cooperative pool.
-    public func read(_ relativePath: String) async throws -> Data {
-        try await Self.offPool { try readBlocking(relativePath) }
+    /// Reads the file at `relativePath`, refusing one over `maxBytes` before reading it
+    /// (``readBlocking(_:maxBytes:)``); the disk work runs off the cooperative pool.
+    public func read(_ relativePath: String, maxBytes: Int = AssetStore.defaultReadLimit) async throws -> Data {
+        try await Self.offPool { try readBlocking(relativePath, maxBytes: maxBytes) }
     }
 
     /// Reads and verifies the file at `relativePath` against `sha256`.
-    public func readVerified(_ relativePath: String, sha256: String) async throws -> Data {
-        try await Self.offPool { try readVerifiedBlocking(relativePath, sha256: sha256) }
+    public func readVerified(_ relativePath: String, sha256: String, maxBytes: Int = AssetStore.defaultReadLimit) async throws -> Data {
+        try await Self.offPool { try readVerifiedBlocking(relativePath, sha256: sha256, maxBytes: maxBytes) }
     }
 
     /// Removes the file at `relativePath` if present.

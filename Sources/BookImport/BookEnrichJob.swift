@@ -19,9 +19,23 @@ public struct BookEnrichJob: JobParameters {
     /// Limits apply per service; Open Library is asked first for every book.
     public static let defaultLimit = "books:openlibrary"
 
+    /// The books to enrich: one to ``maximumBooks``.
     public var bookIDs: [UUID]
 
+    /// The most books one job may carry (an import puts at most 100 in each).
+    public static let maximumBooks = 1_000
+
     public init(bookIDs: [UUID]) { self.bookIDs = bookIDs }
+
+    private enum CodingKeys: String, CodingKey {
+        case bookIDs
+    }
+
+    /// Refuses no or more than ``maximumBooks`` books (``JobError/invalidParameter(kind:field:reason:)``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bookIDs = try container.decode([UUID].self, forKey: .bookIDs, count: 1...Self.maximumBooks)
+    }
 
     public var limitKey: String? { Self.defaultLimit }
 

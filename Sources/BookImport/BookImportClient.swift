@@ -59,6 +59,9 @@ public struct BookImportClient: Sendable {
     ///   known (or the named) format; nothing is created then.
     public func submit(file: URL, options: Options = Options()) async throws -> UUID {
         guard (1...100).contains(options.booksPerJob) else { throw BookImportError.invalidOption("books per job must be between 1 and 100") }
+        guard BookParseJob.maxBytesRange.contains(options.maxBytes) else {
+            throw BookImportError.invalidOption("the size limit must be between 1 and \(BookParseJob.maxBytesRange.upperBound) bytes")
+        }
         let root = assetsRoot
         let (sourcePath, format) = try await BlockingWork.run { () throws -> (String, ExportFormat) in
             let size: Int

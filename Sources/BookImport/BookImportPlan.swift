@@ -18,7 +18,7 @@ public struct BookImportPlan: ProductionPlan {
 
     /// The enrich jobs' book lists: `pending` in chunks of `size`.
     static func batches(_ pending: [UUID], size: Int) -> [[UUID]] {
-        let size = max(1, size)
+        let size = min(max(1, size), 100)  // the client's range; stored parameters may say anything
         return stride(from: 0, to: pending.count, by: size).map { Array(pending[$0..<min($0 + size, pending.count)]) }
     }
 

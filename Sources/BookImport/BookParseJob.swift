@@ -16,14 +16,27 @@ public struct BookParseJob: JobParameters {
     public var format: ExportFormat
     /// Remove library books the export no longer holds.
     public var prune: Bool
-    /// The size limit the export was checked against at submission (nil: the reader's default).
+    /// The size limit the export was checked against at submission, in ``maxBytesRange`` (nil:
+    /// the reader's default).
     public var maxBytes: Int?
+
+    /// The limits a job may set (1 byte to 256 MiB): the export is read into memory whole.
+    public static let maxBytesRange = 1...(256 << 20)
 
     public init(sourcePath: String, format: ExportFormat, prune: Bool, maxBytes: Int? = nil) {
         self.sourcePath = sourcePath
         self.format = format
         self.prune = prune
         self.maxBytes = maxBytes
+    }
+
+    /// Refuses a `maxBytes` outside ``maxBytesRange`` (``JobError/invalidParameter(kind:field:reason:)``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sourcePath = try container.decode(String.self, forKey: .sourcePath)
+        format = try container.decode(ExportFormat.self, forKey: .format)
+        prune = try container.decode(Bool.self, forKey: .prune)
+        maxBytes = try container.decodeIfPresent(Int.self, forKey: .maxBytes, in: Self.maxBytesRange)
     }
 
     /// Registers `books.parse`, reading exports below `assetsRoot`.
@@ -40,16 +53,21 @@ public struct BookParseJob: JobParameters {
         guard !parameters.sourcePath.hasPrefix("/"), !parameters.sourcePath.split(separator: "/").contains("..") else {
             throw JobError.permanent("books.parse: sourcePath must be relative to the asset root: \(parameters.sourcePath)")
         }
+        let maxBytes = parameters.maxBytes ?? CSVReader.defaultMaxBytes
+        guard maxBytesRange.contains(maxBytes) else {
+            throw JobError.invalidParameter(kind: kind, field: "maxBytes",
+                                            reason: "must be between 1 and \(maxBytesRange.upperBound), not \(maxBytes)")
+        }
         let store = try AssetStore(root: assetsRoot)
         let data: Data
-        do { data = try await store.read(parameters.sourcePath) } catch let error as AssetError {
+        // Checked against the limit before it is read, never more than the limit read.
+        do { data = try await store.read(parameters.sourcePath, maxBytes: maxBytes) } catch let error as AssetError {
             if error.isRetryable { throw error }
             throw JobError.permanent("books.parse: \(error.description)")
         }
         let export: BookExport
         do {
-            export = try BookExport.read(Array(data), format: parameters.format,
-                                         maxBytes: parameters.maxBytes ?? CSVReader.defaultMaxBytes)
+            export = try BookExport.read(Array(data), format: parameters.format, maxBytes: maxBytes)
         } catch {
             throw JobError.permanent("books.parse: \(parameters.sourcePath): \(error)")
         }

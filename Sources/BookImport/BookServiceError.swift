@@ -32,7 +32,7 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case let .rateLimited(service, status, after):
-            "\(service): HTTP \(status), asked to slow down" + (after.map { " (retry after \(Int($0)) s)" } ?? "")
+            "\(service): HTTP \(status), asked to slow down" + (after.map { " (retry after \(Int(exactly: $0.rounded(.up)).map(String.init) ?? "\($0)") s)" } ?? "")
         case let .serverError(service, status): "\(service): HTTP \(status)"
         case let .rejected(service, status): "\(service): request refused with HTTP \(status)"
         case let .truncated(service, expected, received):

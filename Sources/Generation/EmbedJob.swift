@@ -25,6 +25,20 @@ public struct EmbedJob: ProviderChainJob {
         (self.providers, self.texts, self.model, self.fresh) = (providers, texts, model, fresh ? true : nil)
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case providers, texts, model, fresh
+    }
+
+    /// Refuses a chain of no or more than 16 providers and no or more than ``maximumTexts`` texts
+    /// (``JobError/invalidParameter(kind:field:reason:)``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        providers = try container.decode([String].self, forKey: .providers, count: providerChainLength)
+        texts = try container.decode([String].self, forKey: .texts, count: 1...Self.maximumTexts)
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        fresh = try container.decodeIfPresent(Bool.self, forKey: .fresh)
+    }
+
     /// What an `embed` job returns (the vectors are in the rows, not here).
     public struct Result: Codable, Sendable, Hashable {
         public var provider: String

@@ -56,7 +56,7 @@ struct TextGenerator: Sendable {
             let generated = try await provider.generateText(pinned)
             // The tokens used replace the job's estimated cost against its limit's budget
             // (a `provider:NAME` limit with `--budget 90000/min` counts tokens per minute).
-            if let input = generated.inputTokens, let output = generated.outputTokens { context.reportCost(Double(input + output)) }
+            if let input = generated.inputTokens, let output = generated.outputTokens { context.reportCost(Double(input) + Double(output)) }
             var row = GeneratedContent(mimeType: "text/plain; charset=utf-8", contentKey: contentKey.description, provider: id,
                                        model: generated.model.isEmpty ? pinned.model ?? "" : generated.model, jobID: context.jobID)
             let bytes = Data(generated.text.utf8)

@@ -15,6 +15,9 @@ extension ProviderChainJob {
     public var limitKey: String? { providers.first.map(ProviderChainRunner.limitKey) }
 }
 
+/// How long a fallback chain may be: one to 16 providers.
+public let providerChainLength = 1...16
+
 /// A request that one `generate` job answers with one result: `generate-text`'s
 /// ``TextGenerationRequest``, `generate-image`'s ``ImageRequest``.
 public protocol SingleResultRequest: Codable, Sendable, Hashable {
@@ -22,6 +25,8 @@ public protocol SingleResultRequest: Codable, Sendable, Hashable {
     associatedtype JobResult: Codable, Sendable, Hashable
     /// The job kind (`generate-text`, `generate-image`).
     static var jobKind: String { get }
+    /// Throws when the request cannot be sent (checked when the job's parameters decode).
+    func validate() throws(ProviderError)
 }
 
 /// The parameters of `generate-text` and `generate-image` (``GenerateTextJob``,
@@ -47,6 +52,22 @@ public struct SingleResultJob<Request: SingleResultRequest>: ProviderChainJob {
 
     public init(providers: [String], request: Request, fresh: Bool = false) {
         (self.providers, self.request, self.fresh) = (providers, request, fresh ? true : nil)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case providers, request, fresh
+    }
+
+    /// Refuses a chain of no or more than 16 providers and a request that cannot be sent
+    /// (``JobError/invalidParameter(kind:field:reason:)``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        providers = try container.decode([String].self, forKey: .providers, count: providerChainLength)
+        request = try container.decode(Request.self, forKey: .request)
+        fresh = try container.decodeIfPresent(Bool.self, forKey: .fresh)
+        do { try request.validate() } catch {
+            throw DecodingError.dataCorruptedError(forKey: .request, in: container, debugDescription: error.description)
+        }
     }
 
     /// What the job returns.

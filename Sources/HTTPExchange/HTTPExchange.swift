@@ -60,17 +60,22 @@ public enum HTTPExchange {
         return bytes
     }
 
-    /// `Retry-After` in seconds: delta-seconds or an HTTP date (nil when absent, negative or unreadable).
+    /// The longest wait a `Retry-After` is read as (one day): `1e30` must not become a date or a
+    /// `Duration` that traps; each limit caps it further.
+    public static let longestRetryAfter: TimeInterval = 86_400
+
+    /// `Retry-After` in seconds, at most ``longestRetryAfter``: delta-seconds or an HTTP date
+    /// (nil when absent, negative or unreadable).
     /// - Parameter now: the instant an HTTP date is measured from.
     public static func retryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Double(value) { return seconds >= 0 && seconds.isFinite ? seconds : nil }
+        if let seconds = Double(value) { return seconds >= 0 && seconds.isFinite ? min(seconds, longestRetryAfter) : nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return min(max(0, date.timeIntervalSince(now)), longestRetryAfter)
     }
 
     /// `text` with the secret's value replaced by `<redacted>`.

@@ -9,8 +9,17 @@ public struct NoopJob: JobParameters {
 /// Sleeps (cooperatively, so cancellation and timeouts stop it): for tests and latency benchmarks.
 public struct SleepJob: JobParameters {
     public static let kind = "sleep"
+    /// The seconds a `sleep` job may ask for: 0 to one day (a larger `Duration` would overflow).
+    public static let secondsRange: ClosedRange<Double> = 0...86_400
+    /// Seconds to sleep, in ``secondsRange``.
     public var seconds: Double
     public init(seconds: Double) { self.seconds = seconds }
+
+    /// Refuses `seconds` outside ``secondsRange`` (``JobError/invalidParameter(kind:field:reason:)``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seconds = try container.decode(Double.self, forKey: .seconds, in: Self.secondsRange)
+    }
 }
 
 /// Fails on purpose: for exercising retries and dead letters.
@@ -51,8 +60,9 @@ enum BuiltinJobs {
     static func register(in registry: JobRegistry) {
         registry.register(NoopJob.self, timeout: 30) { _, _ in }
         registry.register(SleepJob.self, timeout: 3600) { parameters, _ in
-            guard parameters.seconds.isFinite, parameters.seconds >= 0 else {
-                throw JobError.permanent("sleep: seconds must be a non-negative number")
+            // Decoding checked the range; a value built in code gets the same check here.
+            guard SleepJob.secondsRange.contains(parameters.seconds) else {
+                throw JobError.invalidParameter(kind: SleepJob.kind, field: "seconds", reason: "must be between 0 and 86400")
             }
             try await Task.sleep(for: .seconds(parameters.seconds))
         }

@@ -6,6 +6,10 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
     case permanent(String)
     /// The parameters do not decode into the kind's type.
     case invalidParameters(kind: String, reason: String)
+    /// One parameter decodes but is refused: out of its documented range, not finite, too many
+    /// elements (`field` is its key path, e.g. `items.[0].options.speed`). The job goes straight
+    /// to `dead`: no retry changes the parameters.
+    case invalidParameter(kind: String, field: String, reason: String)
     /// No handler for this kind on the worker that received it.
     case unknownKind(String)
     /// The attempt ran longer than the kind's timeout.
@@ -25,6 +29,8 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .permanent(let reason): return reason
         case .invalidParameters(let kind, let reason): return "invalid parameters for job kind '\(kind)': \(reason)"
+        case .invalidParameter(let kind, let field, let reason):
+            return "invalid parameters for job kind '\(kind)': \(field) \(reason)"
         case .unknownKind(let kind): return "no handler for job kind '\(kind)' on this worker"
         case .timedOut(let seconds): return "timed out after \(seconds) s"
         case .cancelled: return "cancelled"
@@ -43,7 +49,7 @@ extension JobError: RetryableError {
     public var isRetryable: Bool {
         switch self {
         case .timedOut, .retryAt, .continueUnder: return true
-        case .permanent, .invalidParameters, .unknownKind, .cancelled: return false
+        case .permanent, .invalidParameters, .invalidParameter, .unknownKind, .cancelled: return false
         }
     }
 }

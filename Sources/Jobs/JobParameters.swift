@@ -93,3 +93,70 @@ extension JSONDecoder {
         return decoder
     }
 }
+
+/// Decode-time checks for job parameters: a value out of its documented range fails decoding
+/// with `DecodingError.dataCorrupted` at its key path, which the registry turns into
+/// ``JobError/invalidParameter(kind:field:reason:)``, so the job ends `dead` before its handler runs.
+///
+/// ```swift
+/// seconds = try container.decode(Double.self, forKey: .seconds, in: 0...86_400)
+/// ```
+extension KeyedDecodingContainer {
+    /// A finite number in `range`.
+    public func decode(_ type: Double.Type, forKey key: Key, in range: ClosedRange<Double>) throws -> Double {
+        try ParameterRange.check(decode(Double.self, forKey: key), in: range, key: key, container: self)
+    }
+
+    /// A finite number in `range`, or nil when the key is absent or null.
+    public func decodeIfPresent(_ type: Double.Type, forKey key: Key, in range: ClosedRange<Double>) throws -> Double? {
+        try decodeIfPresent(Double.self, forKey: key).map { try ParameterRange.check($0, in: range, key: key, container: self) }
+    }
+
+    /// An integer in `range`.
+    public func decode(_ type: Int.Type, forKey key: Key, in range: ClosedRange<Int>) throws -> Int {
+        try ParameterRange.check(decode(Int.self, forKey: key), in: range, key: key, container: self)
+    }
+
+    /// An integer in `range`, or nil when the key is absent or null.
+    public func decodeIfPresent(_ type: Int.Type, forKey key: Key, in range: ClosedRange<Int>) throws -> Int? {
+        try decodeIfPresent(Int.self, forKey: key).map { try ParameterRange.check($0, in: range, key: key, container: self) }
+    }
+
+    /// An array whose element count is in `count`.
+    public func decode<Element: Decodable>(_ type: [Element].Type, forKey key: Key, count: ClosedRange<Int>) throws -> [Element] {
+        let elements = try decode([Element].self, forKey: key)
+        guard count.contains(elements.count) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "must hold between \(count.lowerBound) and \(count.upperBound) elements, not \(elements.count)")
+        }
+        return elements
+    }
+}
+
+/// The messages of the range checks above.
+enum ParameterRange {
+    static func check<Key: CodingKey>(_ value: Double, in range: ClosedRange<Double>, key: Key,
+                                      container: KeyedDecodingContainer<Key>) throws -> Double {
+        guard value.isFinite, range.contains(value) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "must be between \(text(range.lowerBound)) and \(text(range.upperBound)), not \(text(value))")
+        }
+        return value
+    }
+
+    static func check<Key: CodingKey>(_ value: Int, in range: ClosedRange<Int>, key: Key,
+                                      container: KeyedDecodingContainer<Key>) throws -> Int {
+        guard range.contains(value) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+
+    /// Whole numbers without a fraction (`86400`, not `86400.0`).
+    static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+}

@@ -64,6 +64,10 @@ public final class JobRegistry: Sendable {
         let decode: @Sendable (Data) throws -> P = { data in
             do {
                 return try JSONDecoder.jobs.decode(P.self, from: data)
+            } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
+                // A value the type refused (out of range, too many elements): name its field.
+                throw JobError.invalidParameter(kind: P.kind, field: DecodingErrorText.path(context.codingPath),
+                                                reason: context.debugDescription)
             } catch {
                 throw JobError.invalidParameters(kind: P.kind, reason: DecodingErrorText.describe(error))
             }
@@ -123,13 +127,16 @@ public final class JobRegistry: Sendable {
 struct EmptyResult: Codable, Sendable {}
 
 enum DecodingErrorText {
+    /// `items.[0].options.speed`, or `top level`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        let keys = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+        return keys.isEmpty ? "top level" : keys.joined(separator: ".")
+    }
+
     /// A one-line reason, naming the offending key path.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "top level" : keys.joined(separator: ".")
-        }
+        func path(_ context: DecodingError.Context) -> String { Self.path(context.codingPath) }
         switch error {
         case .keyNotFound(let key, let context): return "missing key '\(key.stringValue)' at \(path(context))"
         case .typeMismatch(let type, let context): return "expected \(type) at \(path(context))"

@@ -27,8 +27,8 @@ public enum AnthropicWire {
         guard !texts.isEmpty else {
             throw .malformedResponse(provider: provider, reason: "no text content", bodyPrefix: ProviderError.prefix(of: body))
         }
-        return GeneratedText(text: texts.joined(), model: response.model ?? "", inputTokens: response.usage?.input_tokens,
-                             outputTokens: response.usage?.output_tokens, finishReason: response.stop_reason)
+        return GeneratedText(text: texts.joined(), model: response.model ?? "", inputTokens: OpenAIWire.tokenCount(response.usage?.input_tokens),
+                             outputTokens: OpenAIWire.tokenCount(response.usage?.output_tokens), finishReason: response.stop_reason)
     }
 
     struct Body: Encodable {

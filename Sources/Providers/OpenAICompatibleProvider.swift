@@ -120,7 +120,7 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
                 throw .malformedResponse(provider: id, reason: "batches of different dimensions", bodyPrefix: ProviderError.prefix(of: response.body))
             }
             vectors += part.vectors
-            if let used = part.inputTokens { tokens = (tokens ?? 0) + used }
+            if let used = part.inputTokens { tokens = (tokens ?? 0).addingReportingOverflow(used).overflow ? Int.max : (tokens ?? 0) + used }
             if !part.model.isEmpty { answeredModel = part.model }
             start += batch.count
         }

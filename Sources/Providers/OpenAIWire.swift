@@ -44,8 +44,19 @@ public enum OpenAIWire {
         guard let content = choice.message.content else {
             throw .malformedResponse(provider: provider, reason: "the message has no content", bodyPrefix: ProviderError.prefix(of: body))
         }
-        return GeneratedText(text: content, model: response.model ?? "", inputTokens: response.usage?.prompt_tokens,
-                             outputTokens: response.usage?.completion_tokens, finishReason: choice.finish_reason)
+        return GeneratedText(text: content, model: response.model ?? "", inputTokens: tokenCount(response.usage?.prompt_tokens),
+                             outputTokens: tokenCount(response.usage?.completion_tokens), finishReason: choice.finish_reason)
+    }
+
+    /// The most tokens one answer is believed to report (2^40): sums and costs of counts up to
+    /// this never overflow.
+    public static let largestTokenCount = 1 << 40
+
+    /// A provider's token count, or nil (not reported) when it is negative or beyond
+    /// ``largestTokenCount``: a server's nonsense must not overflow the usage ledger.
+    public static func tokenCount(_ reported: Int?) -> Int? {
+        guard let reported, (0...largestTokenCount).contains(reported) else { return nil }
+        return reported
     }
 
     // MARK: embeddings
@@ -68,7 +79,7 @@ public enum OpenAIWire {
         guard dimensions > 0, items.allSatisfy({ $0.embedding.count == dimensions }) else {
             throw .malformedResponse(provider: provider, reason: "embeddings of different or zero length", bodyPrefix: ProviderError.prefix(of: body))
         }
-        return Embeddings(vectors: items.map(\.embedding), model: response.model ?? "", inputTokens: response.usage?.prompt_tokens)
+        return Embeddings(vectors: items.map(\.embedding), model: response.model ?? "", inputTokens: tokenCount(response.usage?.prompt_tokens))
     }
 
     // MARK: images

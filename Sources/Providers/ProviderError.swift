@@ -78,14 +78,14 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unauthorized(let provider, let status, let message):
             return "provider \(provider) refused the API key (HTTP \(status))" + (message.map { ": \($0)" } ?? "")
         case .rateLimited(let provider, let after):
-            return "provider \(provider) is rate limiting requests" + (after.map { ", retry after \(Int($0.rounded(.up))) s" } ?? "")
+            return "provider \(provider) is rate limiting requests" + (after.map { ", retry after \(Int(exactly: $0.rounded(.up)).map(String.init) ?? "\($0)") s" } ?? "")
         case .quotaExhausted(let provider, let message):
             return "provider \(provider) has no quota left" + (message.map { ": \($0)" } ?? "")
         case .refused(let provider, let reason): return "provider \(provider) refused the content: \(reason)"
         case .rejected(let provider, let status, let message):
             return "provider \(provider) rejected the request (HTTP \(status))" + (message.map { ": \($0)" } ?? "")
         case .serverError(let provider, let status, let after):
-            return "provider \(provider) failed (HTTP \(status))" + (after.map { ", retry after \(Int($0.rounded(.up))) s" } ?? "")
+            return "provider \(provider) failed (HTTP \(status))" + (after.map { ", retry after \(Int(exactly: $0.rounded(.up)).map(String.init) ?? "\($0)") s" } ?? "")
         case .timeout(let provider): return "provider \(provider) did not answer in time"
         case .connectionFailed(let provider, let reason): return "could not reach provider \(provider): \(reason)"
         case .truncatedResponse(let provider, let expected, let received):

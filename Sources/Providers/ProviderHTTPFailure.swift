@@ -40,7 +40,7 @@ public enum ProviderHTTPFailure {
     /// delta-seconds or an HTTP date.
     public static func retryAfter(headers: [String: String], now: Date = Date()) -> TimeInterval? {
         if let ms = headers["retry-after-ms"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), ms >= 0, ms.isFinite {
-            return ms / 1000
+            return min(ms / 1000, HTTPExchange.longestRetryAfter)
         }
         return HTTPExchange.retryAfter(headers["retry-after"], now: now)
     }

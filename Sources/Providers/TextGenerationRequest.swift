@@ -38,13 +38,18 @@ public struct TextGenerationRequest: Sendable, Codable, Equatable, Hashable {
         self.init(system: system, messages: [ChatMessage(role: .user, content: prompt)], model: model, maxTokens: maxTokens, temperature: temperature)
     }
 
-    /// Throws when there is nothing to send.
+    /// The token caps a request may ask for (no model answers more than a million tokens).
+    public static let maxTokensRange = 1...1_000_000
+
+    /// Throws when there is nothing to send, or a cap or temperature is out of range.
     public func validate() throws(ProviderError) {
         guard !messages.isEmpty else { throw .invalidRequest(reason: "no messages") }
         guard messages.contains(where: { !$0.content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) else {
             throw .invalidRequest(reason: "every message is empty")
         }
-        guard maxTokens > 0 else { throw .invalidRequest(reason: "max tokens must be positive") }
+        guard Self.maxTokensRange.contains(maxTokens) else {
+            throw .invalidRequest(reason: "max tokens must be between 1 and \(Self.maxTokensRange.upperBound)")
+        }
         if let temperature, !(0...2).contains(temperature) { throw .invalidRequest(reason: "temperature must be between 0 and 2") }
     }
 }

@@ -26,9 +26,11 @@ public struct Delivery: Codable, Sendable, Hashable {
         guard let style else { return base }
         var options = base
         let prosody = style.prosody
-        options.speed = base.speed * prosody.rate
-        options.pitch = max(0, min(99, (base.pitch ?? 50) + prosody.pitchShift))
-        options.volume = (base.volume ?? 1) * prosody.volume
+        // Kept in the ranges a job's parameters accept: a cast at 4× speed, shouting, stays at 4×.
+        let speeds = SynthesisOptions.speedRange, volumes = SynthesisOptions.volumeRange
+        options.speed = min(max(base.boundedSpeed * prosody.rate, speeds.lowerBound), speeds.upperBound)
+        options.pitch = max(0, min(99, base.boundedPitch + prosody.pitchShift))
+        options.volume = min(max(base.boundedVolume * prosody.volume, volumes.lowerBound), volumes.upperBound)
         options.style = style
         return options
     }

@@ -108,7 +108,8 @@ public struct ElevenLabsProvider: VoiceProvider, ConfigurationHinting {
         var payload: [String: Any] = ["text": text, "model_id": options.model ?? configuration.model]
         if let language, !language.isEmpty { payload["language_code"] = String(language.prefix(2)) }
         var settings: [String: Double] = [:]
-        if options.speed != 1.0 { settings["speed"] = options.speed }
+        // ElevenLabs accepts 0.7–1.2 and refuses the request otherwise.
+        if options.speed != 1.0 { settings["speed"] = min(max(options.boundedSpeed, 0.7), 1.2) }
         if let style = options.style?.elevenLabsSettings {
             settings["stability"] = style.stability
             settings["style"] = style.style

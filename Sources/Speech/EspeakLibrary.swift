@@ -103,9 +103,10 @@ struct EspeakEngine {
             loadedVoice = voice
         }
         // The voice keeps parameters between syntheses: set every one a request depends on.
-        _ = espeak.setParameter(espeakRATE, Int32(wordsPerMinute), 0)
-        _ = espeak.setParameter(espeakPITCH, Int32(pitch), 0)
-        _ = espeak.setParameter(espeakVOLUME, Int32(amplitude), 0)
+        // Clamped, not converted: a value from a request must never trap this thread.
+        _ = espeak.setParameter(espeakRATE, Int32(clamping: wordsPerMinute), 0)
+        _ = espeak.setParameter(espeakPITCH, Int32(clamping: pitch), 0)
+        _ = espeak.setParameter(espeakVOLUME, Int32(clamping: amplitude), 0)
 
         let sink = SampleSink(cancellation: cancellation)
         let retained = Unmanaged.passRetained(sink)

@@ -139,11 +139,12 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     public func synthesize(text: String, voice: String, language: String?, options: SynthesisOptions) async throws -> SynthesizedAudio {
         let text = try SpeechText.validated(text, limit: maxCharactersPerRequest)
         try await catalog().validate(voice: voice, provider: id)
-        let wordsPerMinute = Int((Double(baseWordsPerMinute) * options.speed).rounded())
+        // Bounded speed, volume and pitch: the products below always fit espeak-ng's int parameters.
+        let wordsPerMinute = Int((Double(baseWordsPerMinute) * options.boundedSpeed).rounded())
         // espeak-ng's amplitude: 100 is normal, 200 its documented top.
-        let amplitude = Int((100 * max(0, min(2, options.volume ?? 1))).rounded())
+        let amplitude = Int((100 * min(2, options.boundedVolume)).rounded())
         if engine == .library {
-            let pitch = max(0, min(99, options.pitch ?? 50))
+            let pitch = options.boundedPitch
             let output = if let helpers {
                 try await helpers.synthesize(EngineRequest(engine: .espeak, text: text, voice: voice, rate: wordsPerMinute, pitch: pitch,
                                                            amplitude: amplitude))
@@ -154,7 +155,7 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
             return try output.wav(provider: id)
         }
         var arguments = ["--stdout", "-b", "1", "-v", voice, "-s", String(wordsPerMinute)]
-        if let pitch = options.pitch { arguments += ["-p", String(max(0, min(99, pitch)))] }
+        if options.pitch != nil { arguments += ["-p", String(options.boundedPitch)] }
         if options.volume != nil { arguments += ["-a", String(amplitude)] }
         let raw = try await runEngine(arguments: arguments, stdin: Data(text.utf8))
         do {
@@ -166,7 +167,7 @@ public struct EspeakProvider: VoiceProvider, ConfigurationHinting {
     }
 
     public func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval {
-        Self.wordBasedEstimate(text: text, wordsPerMinute: Double(baseWordsPerMinute) * max(options.speed, 0.1))
+        Self.wordBasedEstimate(text: text, wordsPerMinute: Double(baseWordsPerMinute) * options.boundedSpeed)
     }
 }
 

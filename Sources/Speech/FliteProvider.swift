@@ -56,7 +56,7 @@ public struct FliteProvider: VoiceProvider, ConfigurationHinting {
         let text = try SpeechText.validated(text, limit: maxCharactersPerRequest)
         guard Self.voices.contains(where: { $0.id == voice }) else { throw SpeechError.unknownVoice(voice, provider: id) }
         let request = EngineRequest(engine: .flite, text: text, voice: voice, rate: Self.durationStretch(speed: options.speed),
-                                    pitch: max(0, min(99, options.pitch ?? 50)))
+                                    pitch: options.boundedPitch)
         let output = if let helpers {
             try await helpers.synthesize(request)
         } else {
@@ -72,6 +72,6 @@ public struct FliteProvider: VoiceProvider, ConfigurationHinting {
     }
 
     public func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval {
-        Self.wordBasedEstimate(text: text, wordsPerMinute: Double(baseWordsPerMinute) * max(options.speed, 0.1))
+        Self.wordBasedEstimate(text: text, wordsPerMinute: Double(baseWordsPerMinute) * options.boundedSpeed)
     }
 }

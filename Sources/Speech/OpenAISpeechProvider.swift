@@ -80,7 +80,7 @@ public struct OpenAISpeechProvider: VoiceProvider, ConfigurationHinting {
         guard let key = configuration.apiKey else { throw SpeechError.notConfigured(provider: id, hint: configurationHint) }
         let model = options.model ?? configuration.model
         var payload: [String: Any] = ["model": model, "voice": voice, "input": text, "response_format": "wav"]
-        if options.speed != 1.0 { payload["speed"] = max(0.25, min(4.0, options.speed)) }
+        if options.speed != 1.0 { payload["speed"] = max(0.25, options.boundedSpeed) }
         // Only the gpt-4o TTS models take instructions (tts-1 and tts-1-hd reject them).
         if let style = options.style, model.hasPrefix("gpt-4o") { payload["instructions"] = style.openAIInstructions }
         let body = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])

@@ -15,10 +15,12 @@ public struct PCMAudio: Sendable, Hashable {
         self.samples = samples
     }
 
-    /// Silence of `seconds` length.
+    /// Silence of `seconds` length (none for a negative or non-finite length, at most an hour).
     public static func silence(seconds: Double, sampleRate: Int, channels: Int) -> PCMAudio {
-        PCMAudio(sampleRate: sampleRate, channels: channels,
-                 samples: [Float](repeating: 0, count: max(0, Int((seconds * Double(sampleRate)).rounded())) * channels))
+        let seconds = seconds.isFinite ? min(max(seconds, 0), 3600) : 0
+        let frames = Int((seconds * Double(max(0, min(sampleRate, 768_000)))).rounded())
+        return PCMAudio(sampleRate: sampleRate, channels: channels,
+                        samples: [Float](repeating: 0, count: frames * max(0, min(channels, 32))))
     }
 
     /// Frames (samples per channel).
@@ -126,7 +128,7 @@ public struct PCMAudio: Sendable, Hashable {
     /// push the peak past full scale is lowered to just reach it.
     public func amplified(by gain: Double) -> PCMAudio {
         let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
-        var factor = Float(max(0, gain))
+        var factor = gain.isFinite ? Float(max(0, gain)) : 1  // Float(1e300) is infinite: 0 × ∞ would be NaN
         if peak > 0, factor * peak > 1 { factor = 1 / peak }
         guard factor != 1 else { return self }
         return PCMAudio(sampleRate: sampleRate, channels: channels, samples: samples.map { $0 * factor })

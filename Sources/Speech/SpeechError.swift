@@ -70,7 +70,7 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
             return "voice provider '\(id)' is disabled by an operator (reparto voices providers enable \(id))"
         case .notConfigured(let provider, let hint): return "provider \(provider) is not configured: \(hint)"
         case .rateLimited(let provider, let after):
-            return "provider \(provider) is rate limiting requests" + (after.map { ", retry after \(Int($0.rounded(.up))) s" } ?? "")
+            return "provider \(provider) is rate limiting requests" + (after.map { ", retry after \(Int(exactly: $0.rounded(.up)).map(String.init) ?? "\($0)") s" } ?? "")
         case .unauthorized(let provider, let status): return "provider \(provider) refused the API key (HTTP \(status))"
         case .rejected(let provider, let status, let message):
             return "provider \(provider) rejected the request (HTTP \(status))" + (message.map { ": \($0)" } ?? "")

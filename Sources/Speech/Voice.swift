@@ -59,6 +59,46 @@ public struct SynthesisOptions: Codable, Sendable, Hashable {
     /// Default options.
     public static let standard = SynthesisOptions()
 
+    /// The speeds accepted (a tenth to four times normal: OpenAI's top, and the most that keeps
+    /// espeak-ng's rate and flite's stretch in range).
+    public static let speedRange: ClosedRange<Double> = 0.1...4
+    /// espeak-ng's pitch scale.
+    public static let pitchRange: ClosedRange<Int> = 0...99
+    /// The volumes accepted (silence to four times normal; espeak-ng itself stops at two).
+    public static let volumeRange: ClosedRange<Double> = 0...4
+
+    /// ``speed`` in ``speedRange`` (1 when it is not a finite number): what an engine is given,
+    /// whatever a caller put in the struct.
+    public var boundedSpeed: Double { speed.isFinite ? min(max(speed, Self.speedRange.lowerBound), Self.speedRange.upperBound) : 1 }
+    /// ``pitch`` (50 when unset) in ``pitchRange``.
+    public var boundedPitch: Int { min(max(pitch ?? 50, Self.pitchRange.lowerBound), Self.pitchRange.upperBound) }
+    /// ``volume`` (1 when unset or not finite) in ``volumeRange``.
+    public var boundedVolume: Double {
+        guard let volume, volume.isFinite else { return 1 }
+        return min(max(volume, Self.volumeRange.lowerBound), Self.volumeRange.upperBound)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case speed, pitch, model, volume, style
+    }
+
+    /// Refuses a speed, pitch or volume outside ``speedRange``, ``pitchRange``, ``volumeRange``
+    /// (`DecodingError.dataCorrupted` at the key, which a job turns into an invalid parameter).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func refuse(_ key: CodingKeys, _ range: String, _ value: String) -> DecodingError {
+            .dataCorruptedError(forKey: key, in: container, debugDescription: "must be between \(range), not \(value)")
+        }
+        speed = try container.decodeIfPresent(Double.self, forKey: .speed) ?? 1
+        guard speed.isFinite, Self.speedRange.contains(speed) else { throw refuse(.speed, "0.1 and 4", "\(speed)") }
+        pitch = try container.decodeIfPresent(Int.self, forKey: .pitch)
+        if let pitch, !Self.pitchRange.contains(pitch) { throw refuse(.pitch, "0 and 99", "\(pitch)") }
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        volume = try container.decodeIfPresent(Double.self, forKey: .volume)
+        if let volume, !(volume.isFinite && Self.volumeRange.contains(volume)) { throw refuse(.volume, "0 and 4", "\(volume)") }
+        style = try container.decodeIfPresent(DeliveryStyle.self, forKey: .style)
+    }
+
     /// These options where they are set, `base`'s where they are not: a cast role's pitch and
     /// speed over a request's model, say. A speed of 1.0 counts as not set.
     public func layered(over base: SynthesisOptions) -> SynthesisOptions {

@@ -47,7 +47,7 @@ extension VoiceProvider {
 
     /// Default: about 165 words per minute at speed 1.0, plus a little per sentence.
     public func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval {
-        Self.wordBasedEstimate(text: text, wordsPerMinute: 165 * max(options.speed, 0.1))
+        Self.wordBasedEstimate(text: text, wordsPerMinute: 165 * options.boundedSpeed)
     }
 
     /// Words ÷ words-per-minute, plus 0.3 s per sentence end.

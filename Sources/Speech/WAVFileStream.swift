@@ -17,6 +17,7 @@ enum WAVFileStream {
             let id = String(decoding: chunk.prefix(4), as: UTF8.self)
             let size = Int(chunk.le32(at: 4))
             if id == "fmt " {
+                guard size <= 1 << 16 else { throw .malformed("fmt chunk of \(size) bytes") }
                 // The fmt chunk with an empty streaming-size data chunk is a WAV file WAVHeader reads.
                 var prefix = riff + chunk + read(size + (size & 1))
                 prefix += Data("data".utf8) + Data([0xFF, 0xFF, 0xFF, 0x7F])
@@ -40,7 +41,10 @@ enum WAVFileStream {
                 body(format, UnsafeRawBufferPointer(start: nil, count: 0))  // so an empty file's format is known too
                 return
             } else {
-                _ = read(size + (size & 1))
+                // Skipped without reading it into memory: a chunk may declare up to 4 GiB.
+                guard let here = try? handle.offset(), (try? handle.seek(toOffset: here + UInt64(size + (size & 1)))) != nil else {
+                    throw .truncated("\(id) chunk")
+                }
             }
         }
     }

@@ -57,7 +57,7 @@ public struct AssembleJob: JobParameters {
             try TableReadAssembler(store: try AssetStore(root: assetsRoot), ffmpeg: ffmpeg).assemble(input)
         }
         context.logger.info("assembled table read", metadata: [
-            "seconds": "\(Int(outputs.durationSeconds))", "spoken": "\(report.spokenLines)", "missing": "\(report.missing.count)",
+            "seconds": "\(outputs.durationSeconds.rounded())", "spoken": "\(report.spokenLines)", "missing": "\(report.missing.count)",
             "loudness": "\(report.loudness.map { $0.integratedLUFS.map { "\($0) LUFS" } ?? "not normalized: \($0.reason ?? "")" } ?? "-")",
             "path": "\(outputs.audio.path)",
         ])

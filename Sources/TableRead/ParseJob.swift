@@ -27,14 +27,25 @@ public struct ParseJob: JobParameters {
     public var sourcePath: String
     /// `fountain`, `fdx` or `markdown`; nil infers it from the extension, then the content.
     public var format: String?
-    /// The input size limit in bytes; nil takes ``ParseOptions/defaultMaxBytes``.
+    /// The input size limit in bytes, in ``maxBytesRange``; nil takes ``ParseOptions/defaultMaxBytes``.
     public var maxBytes: Int?
+
+    /// The limits a job may set (1 byte to 256 MiB): the file is read into memory whole.
+    public static let maxBytesRange = 1...(256 << 20)
 
     /// Parameters for parsing the file at `sourcePath` (relative to the asset root).
     public init(sourcePath: String, format: String? = nil, maxBytes: Int? = nil) {
         self.sourcePath = sourcePath
         self.format = format
         self.maxBytes = maxBytes
+    }
+
+    /// Refuses a `maxBytes` outside ``maxBytesRange`` (``JobError/invalidParameter(kind:field:reason:)``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sourcePath = try container.decode(String.self, forKey: .sourcePath)
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+        maxBytes = try container.decodeIfPresent(Int.self, forKey: .maxBytes, in: Self.maxBytesRange)
     }
 
     /// Registers the `parse` kind with `registry`, reading sources below `environment.assetsRoot`.
@@ -49,18 +60,18 @@ public struct ParseJob: JobParameters {
     static func run(_ parameters: ParseJob, context: JobContext, assetsRoot: URL) async throws -> ParseJobResult {
         let path = try validatedPath(parameters.sourcePath)
         let format = try parameters.format.map(parseFormat)
-        let options: ParseOptions
-        if let maxBytes = parameters.maxBytes {
-            guard maxBytes > 0 else { throw JobError.permanent("parse: maxBytes must be positive") }
-            options = ParseOptions(maxBytes: maxBytes)
-        } else {
-            options = ParseOptions()
+        let maxBytes = parameters.maxBytes ?? ParseOptions.defaultMaxBytes
+        guard maxBytesRange.contains(maxBytes) else {
+            throw JobError.invalidParameter(kind: kind, field: "maxBytes",
+                                            reason: "must be between 1 and \(maxBytesRange.upperBound), not \(maxBytes)")
         }
+        let options = ParseOptions(maxBytes: maxBytes)
 
         let store = try AssetStore(root: assetsRoot)
         let data: Data
         do {
-            data = try await store.read(path)
+            // Checked against the limit before it is read, never more than the limit read.
+            data = try await store.read(path, maxBytes: maxBytes)
         } catch let error as AssetError {
             if error.isRetryable { throw error }
             throw JobError.permanent("parse: \(error.description)")

@@ -42,7 +42,7 @@ public struct TableReadPlan: ProductionPlan {
         case .enrich:
             guard enrichSucceeded else { return .finish }
             guard !pending.isEmpty else { return .assemble }
-            let size = max(1, linesPerJob)
+            let size = min(max(1, linesPerJob), 100)  // the client's range; stored parameters may say anything
             return .generate(stride(from: 0, to: pending.count, by: size).map { Array(pending[$0..<min($0 + size, pending.count)]) })
         case .generate:
             return .assemble

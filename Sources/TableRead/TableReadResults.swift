@@ -126,7 +126,7 @@ extension TableReadResults {
     /// `seconds` as a clock reading, `m:ss` or `h:mm:ss` (rounded to the second): how durations of
     /// a table read are shown.
     public static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
+        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e12).rounded()) : 0
         return total >= 3600 ? String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
                              : String(format: "%d:%02d", total / 60, total % 60)
     }

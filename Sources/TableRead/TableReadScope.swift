@@ -32,7 +32,8 @@ public struct TableReadScope: Codable, Sendable, Hashable, CustomStringConvertib
             self.last = last
         }
 
-        public func contains(_ scene: Int) -> Bool { (first...last).contains(scene) }
+        /// True when `scene` is in the range; a stored range whose `first` exceeds its `last` holds nothing.
+        public func contains(_ scene: Int) -> Bool { first <= scene && scene <= last }
         public var description: String { first == last ? "\(first)" : "\(first)-\(last)" }
     }
 

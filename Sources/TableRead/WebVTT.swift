@@ -21,7 +21,8 @@ public enum WebVTT {
 
     /// `hh:mm:ss.ttt`.
     public static func timestamp(_ seconds: Double) -> String {
-        let millis = Int((max(0, seconds) * 1000).rounded())
+        // Bounded (about 31 years) so a duration read from a damaged row cannot trap the conversion.
+        let millis = seconds.isFinite ? Int((min(max(0, seconds), 1e9) * 1000).rounded()) : 0
         let h = millis / 3_600_000
         let m = millis / 60_000 % 60
         let s = millis / 1000 % 60

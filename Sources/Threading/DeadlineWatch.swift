@@ -24,6 +24,8 @@ public final class DeadlineWatch: @unchecked Sendable {
 
     /// One watch for the whole process: its thread is started on first use and lives on.
     public static let shared = DeadlineWatch(name: "reparto.deadlines")
+    /// The longest deadline it keeps (about 31 years): longer ones wait that long instead.
+    static let longestWait: Double = 1e9
 
     private let condition = NSCondition()
     private let name: String
@@ -48,7 +50,7 @@ public final class DeadlineWatch: @unchecked Sendable {
     /// The action must be quick (it delays the other deadlines); it typically cancels a task.
     @discardableResult
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Token {
-        let deadline = ContinuousClock.now + .seconds(max(0, seconds))
+        let deadline = ContinuousClock.now + .seconds(min(max(0, seconds), Self.longestWait))  // a job's timeout of 1e21 s must not trap
         condition.lock()
         defer { condition.unlock() }
         nextID += 1
