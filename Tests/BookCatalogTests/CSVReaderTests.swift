@@ -100,4 +100,17 @@ struct CSVWriterTests {
         #expect(table.header == ["Title", "Author", "Note"])
         #expect(table.records.map(\.fields) == [rows[0], ["", "'=1+1", "plain"], ["Cien años", "'-", "'@x"]])
     }
+
+    @Test(arguments: ["=HYPERLINK(\"x\")", "+1", "-1", "@SUM(A1)", "\t=1+1", "\r=1+1", "\r\n=1+1"])
+    func formulaStartsGetAQuote(_ cell: String) throws {
+        let text = CSVWriter.write(header: ["Note"], rows: [[cell]])
+        let table = try CSVReader.read(Array(text.utf8))
+        #expect(table.records.map(\.fields) == [["'" + cell]])
+    }
+
+    @Test func otherCellsAreWrittenAsTheyAre() throws {
+        let cells = ["Dune", " =1", "a=b", "1-2", "x\t"]
+        let table = try CSVReader.read(Array(CSVWriter.write(header: ["Note"], rows: cells.map { [$0] }).utf8))
+        #expect(table.records.map(\.fields) == cells.map { [$0] })
+    }
 }
