@@ -4,6 +4,7 @@ import Generation
 import Jobs
 import Providers
 import TerminalText
+import TextEscaping
 
 /// `reparto generate text|embed|image`: enqueues one generation job (embeddings: one per batch)
 /// and, with `--wait`, prints what it produced.
@@ -79,7 +80,7 @@ struct GenerateOptions: ParsableArguments {
             for id in ids {
                 let record = try await client.awaitJob(id, timeout: timeout)
                 guard record.state == .succeeded else {
-                    throw CLIError("job \(id.uuidString.lowercased()) \(record.state.rawValue): \(record.lastError ?? "no error recorded")")
+                    throw CLIError("job \(id.uuidString.lowercased()) \(record.state.rawValue): \(TerminalSafe.clean(record.lastError ?? "no error recorded"))")
                 }
                 records.append(record)
             }

@@ -1,5 +1,6 @@
 import Analysis
 import Foundation
+import TextEscaping
 
 /// How an analysis and search hits read on a terminal.
 public enum AnalysisText {
@@ -17,7 +18,7 @@ public enum AnalysisText {
                 out += "\(character.name) (\(character.lines) lines)\n   \(character.description ?? "(not described)")\n"
             }
         }
-        return out
+        return TerminalSafe.clean(out)
     }
 
     /// Search hits, best first.

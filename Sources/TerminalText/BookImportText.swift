@@ -1,6 +1,7 @@
 import BookCatalog
 import BookImport
 import Foundation
+import TextEscaping
 
 /// How an import's report and the book catalog read on a terminal.
 public enum BookImportText {
@@ -36,7 +37,7 @@ public enum BookImportText {
                          + (e.pending > 0 ? ", \(e.pending) not asked yet" : ""))
         }
         for failure in r.failures.prefix(5) { lines.append("failed      \(failure)") }
-        return lines.joined(separator: "\n") + "\n"
+        return TerminalSafe.clean(lines.joined(separator: "\n") + "\n")
     }
 
     /// `books list`: one line per book.
@@ -97,6 +98,6 @@ public enum BookImportText {
             if let invalid = row.invalidISBN { text += ", invalid ISBN \(invalid)" }
             lines.append(text)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return TerminalSafe.clean(lines.joined(separator: "\n") + "\n")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Jobs
 import Synchronization
+import TextEscaping
 
 /// Prints a production's progress per stage: on a terminal, one redrawn bar per stage; otherwise
 /// a line when a stage starts or finishes and at most one line a second in between.
@@ -51,6 +52,7 @@ public final class StageProgressView: Sendable {
                 lines.append(line)
             }
             if progress.isFinished { lines.append("production \(progress.state.replacingOccurrences(of: "_", with: " "))") }
+            lines = lines.map(TerminalSafe.clean)
 
             if interactive {
                 var out = ""

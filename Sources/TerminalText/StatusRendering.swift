@@ -1,6 +1,7 @@
 import Foundation
 import Jobs
 import Postgres
+import TextEscaping
 
 /// Renders query results as aligned text tables or JSON (numbers as numbers, NULL as null).
 public enum StatusRendering {
@@ -12,7 +13,7 @@ public enum StatusRendering {
 
     /// Every view as `== name ==`, its table and a blank line.
     public static func text(_ views: [(OpsView, PostgresResult)]) -> String {
-        views.map { view, rows in "== \(view.rawValue) ==\n" + table(rows) + "\n" }.joined()
+        TerminalSafe.clean(views.map { view, rows in "== \(view.rawValue) ==\n" + table(rows) + "\n" }.joined())
     }
 
     public static func json(_ views: [(OpsView, PostgresResult)]) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import TableRead
+import TextEscaping
 
 /// Human-readable text of ``TableReadResults`` (paths shown absolute, below `assetsRoot`).
 public struct TableReadReport {
@@ -27,7 +28,7 @@ public struct TableReadReport {
             print("  failed      \(failure.kind): \(failure.error ?? "no error recorded")")
         }
         if dead.count > 5 { print("  …and \(dead.count - 5) more failed jobs (reparto results \(r.productionID.uuidString.lowercased()))") }
-        return lines.joined(separator: "\n") + "\n"
+        return TerminalSafe.clean(lines.joined(separator: "\n") + "\n")
     }
 
     /// Everything `reparto results` shows.
@@ -100,7 +101,7 @@ public struct TableReadReport {
                 print("  \(f.jobID.uuidString.lowercased()) \(f.kind) (\(f.stage ?? "-"), \(f.state)): \(f.error ?? "")")
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return TerminalSafe.clean(lines.joined(separator: "\n") + "\n")
     }
 
     /// `30 complete, 2 failed` in status order; nil before the lines exist.
