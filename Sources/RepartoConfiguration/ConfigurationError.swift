@@ -8,6 +8,8 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
     case emptySecretFile(fileVariable: String, path: String)
     /// The env file named by `--env-file` cannot be read.
     case unreadableEnvFile(path: String, reason: String)
+    /// `.reparto/env` in the working directory is not the current user's own, or others may write it.
+    case unsafeEnvFile(path: String, reason: String)
     /// A URL given on the command line carries a password (passwords never go in argv).
     case passwordInFlag(flag: String, passwordVariable: String)
 
@@ -22,6 +24,8 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
             "\(fileVariable) names an empty file (\(path))"
         case .unreadableEnvFile(let path, let reason):
             "cannot read the env file \(path): \(reason)"
+        case .unsafeEnvFile(let path, let reason):
+            "not reading the env file \(path): \(reason)"
         case .passwordInFlag(let flag, let passwordVariable):
             "\(flag) must not contain a password: set it in \(passwordVariable) (or \(passwordVariable)_FILE) or the env file"
         }

@@ -4,6 +4,10 @@ import Foundation
 /// **a command-line flag, else the process environment, else the env file** (`--env-file FILE`,
 /// else `.reparto/env` in the working directory when it exists). An empty value counts as unset.
 ///
+/// Programs Reparto runs and the SQL it applies come only from a flag or the process environment,
+/// never from an env file (``processOnlyVariables``): a `.reparto/env` found in a directory cannot
+/// name the executable or the migrations a command then runs.
+///
 /// Secrets follow one rule too, see ``secret(_:)``. Every component that reads configuration
 /// reads it from here (or from ``variables``, the same view as a dictionary), so a value written
 /// in the env file reaches it exactly as one exported in the environment would.
@@ -22,6 +26,10 @@ public struct ConfigurationValues: Sendable {
         /// The env file.
         case envFile
     }
+
+    /// Variables an env file never sets: executable paths (`ESPEAK_NG_PATH`, `REPARTO_FFMPEG`, and
+    /// `PATH`, which the executables are looked up on) and the migrations directory.
+    public static let processOnlyVariables: Set<String> = ["ESPEAK_NG_PATH", "REPARTO_FFMPEG", "REPARTO_MIGRATIONS", "PATH"]
 
     private let flags: [String: String]
     private let environment: [String: String]
@@ -68,7 +76,7 @@ public struct ConfigurationValues: Sendable {
     /// Every variable by the precedence rule, for components configured from a dictionary
     /// (the speech providers, the pipeline's kinds). It contains secrets: pass it on, never print it.
     public var variables: [String: String] {
-        var merged = (envFile?.values ?? [:]).filter { !$0.value.isEmpty }
+        var merged = (envFile?.values ?? [:]).filter { !$0.value.isEmpty && !Self.processOnlyVariables.contains($0.key) }
         merged.merge(environment) { _, new in new }
         merged.merge(flags) { _, new in new }
         return merged
@@ -129,7 +137,7 @@ public struct ConfigurationValues: Sendable {
         switch layer {
         case .flag: flags[name]
         case .environment: environment[name]
-        case .envFile: envFile?.values[name].flatMap { $0.isEmpty ? nil : $0 }
+        case .envFile: Self.processOnlyVariables.contains(name) ? nil : envFile?.values[name].flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 }

@@ -35,13 +35,60 @@ public struct EnvFile: Sendable, Equatable {
     }
 
     /// The env file to use: `explicitPath` (which must be readable), else ``defaultPath`` below
-    /// `directory` if it exists and is readable, else none.
+    /// `directory` if it exists, else none.
+    ///
+    /// The default file is found, not chosen: a checkout or a shared directory could carry one. It
+    /// is read only when the current user owns it and neither its group nor others may write it
+    /// (as `scripts/services` writes it, umask 077); otherwise loading fails, naming the file and why.
     /// - Parameter directory: where the default file is looked for (nil: the working directory).
-    /// - Throws: ``ConfigurationError/unreadableEnvFile(path:reason:)`` when `explicitPath` cannot be read.
+    /// - Throws: ``ConfigurationError/unreadableEnvFile(path:reason:)`` when `explicitPath` (or an
+    ///   existing default file) cannot be read, ``ConfigurationError/unsafeEnvFile(path:reason:)``
+    ///   when the default file is someone else's or writable by others.
     public static func locate(explicitPath: String?, directory: String? = nil) throws(ConfigurationError) -> EnvFile? {
         if let explicitPath { return try EnvFile(contentsOf: explicitPath) }
         let path = directory.map { URL(fileURLWithPath: $0).appendingPathComponent(defaultPath).path } ?? defaultPath
-        return try? EnvFile(contentsOf: path)
+        return try readIfSafe(path, owner: geteuid())
+    }
+
+    /// The file at `path` when `owner` owns it and it is not group- or world-writable; nil when it
+    /// does not exist. Checked on the open descriptor, so the file read is the file checked.
+    static func readIfSafe(_ path: String, owner: uid_t) throws(ConfigurationError) -> EnvFile? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw .unreadableEnvFile(path: path, reason: String(cString: strerror(code)))
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw .unreadableEnvFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        if let reason = unsafeReason(owner: status.st_uid, mode: status.st_mode, expectedOwner: owner) {
+            throw .unsafeEnvFile(path: path, reason: reason)
+        }
+        let data: Data
+        do {
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            throw .unreadableEnvFile(path: path, reason: reason(error))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .unreadableEnvFile(path: path, reason: "not UTF-8 text")
+        }
+        return EnvFile(path: path, values: parse(text))
+    }
+
+    /// Why a file of this owner and mode must not be read, or nil when it may.
+    static func unsafeReason(owner: uid_t, mode: mode_t, expectedOwner: uid_t) -> String? {
+        if mode & S_IFMT != S_IFREG { return "it is not a regular file" }
+        if owner != expectedOwner { return "it is owned by uid \(owner), not by the current user (uid \(expectedOwner))" }
+        let writable = [(S_IWGRP, "its group"), (S_IWOTH, "other users")].filter { mode & $0.0 != 0 }.map(\.1)
+        if !writable.isEmpty {
+            let octal = String(mode & 0o777, radix: 8)
+            return "\(writable.joined(separator: " and ")) may write it (mode \(octal)); chmod go-w it"
+        }
+        return nil
     }
 
     /// The variables of `text`.
