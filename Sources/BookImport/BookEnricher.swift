@@ -1,6 +1,7 @@
 import Assets
 import BookCatalog
 import Foundation
+import HTTPExchange
 import Postgres
 
 /// Asks the book services about one book and downloads its cover.
@@ -106,11 +107,17 @@ struct BookEnricher: Sendable {
     }
 
     /// Downloads a cover, checks it is an image by its first bytes, and stores it content-addressed
-    /// (`covers/<sha256>.<ext>`): the same image for two books, or twice, is one file.
+    /// (`covers/<sha256>.<ext>`): the same image for two books, or twice, is one file. The URL and
+    /// every redirect must pass ``CoverSource``: the answer that named it is not trusted.
     private func cover(_ url: String) async throws -> String {
+        let source = CoverSource(settings: settings)
+        guard let parsed = URL(string: url) else { throw CoverError.refused("not fetching an unreadable URL") }
+        if let reason = await source.refusal(cover: parsed) {
+            throw CoverError.refused(BookServiceError.refusedURL(service: "covers", url: HTTPExchange.display(parsed), reason: reason).description)
+        }
         let status: Int, body: [UInt8]
         do {
-            (status, body) = try await client.fetch(url, service: "covers", limit: settings.maxCoverBytes)
+            (status, body) = try await client.fetch(url, service: "covers", limit: settings.maxCoverBytes, redirects: source.redirects)
         } catch let error as BookServiceError where !error.isRetryable {
             throw CoverError.refused(error.description) // too large, or refused for good
         }

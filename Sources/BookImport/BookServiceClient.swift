@@ -16,7 +16,9 @@ struct BookServiceClient: Sendable {
     let postgres: PostgresClient
     let http: HTTPClient
 
-    init(settings: BookServiceSettings, postgres: PostgresClient, http: HTTPClient = .shared) {
+    /// - Parameter http: must not follow redirects itself (``HTTPExchange`` follows them, by the
+    ///   rules of each request); `HTTPClient.shared` is replaced by `HTTPExchange.client`.
+    init(settings: BookServiceSettings, postgres: PostgresClient, http: HTTPClient = HTTPExchange.client) {
         self.settings = settings
         self.postgres = postgres
         self.http = http
@@ -52,16 +54,18 @@ struct BookServiceClient: Sendable {
     }
 
     /// One request, uncached: 200 and 404 come back; 429/503, other statuses, a cut-short body,
-    /// a body over `limit` and transport failures are ``BookServiceError``s.
-    func fetch(_ url: String, service: String, limit: Int) async throws -> (Int, [UInt8]) {
+    /// a body over `limit`, a redirect `redirects` refuses and transport failures are ``BookServiceError``s.
+    func fetch(_ url: String, service: String, limit: Int,
+               redirects: HTTPExchange.Redirects = .standard) async throws -> (Int, [UInt8]) {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: settings.userAgent)
         request.headers.add(name: "Accept", value: "application/json, image/*")
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(request, timeout: .milliseconds(Int64(settings.timeout * 1000)))
+            response = try await HTTPExchange.execute(request, on: http, timeout: settings.timeout,
+                                                      secret: settings.googleBooksKey, redirects: redirects)
         } catch {
-            throw Self.error(HTTPExchange.failure(sending: error, secret: settings.googleBooksKey), service: service)
+            throw Self.error(error, service: service)
         }
         let status = Int(response.status.code)
         if status == 429 || status == 503 {
@@ -89,6 +93,7 @@ struct BookServiceClient: Sendable {
         case let .cutShort(expected, received): .truncated(service: service, expected: expected, received: received)
         case let .tooLarge(limit, _): .tooLarge(service: service, limit: limit)
         case let .unreachable(reason): .unreachable(service: service, reason: reason)
+        case let .redirectRefused(target, reason): .refusedURL(service: service, url: target, reason: reason)
         }
     }
 }

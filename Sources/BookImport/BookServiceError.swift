@@ -13,6 +13,9 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
     case tooLarge(service: String, limit: Int)
     case unreachable(service: String, reason: String)
     case timeout(service: String)
+    /// A URL (a cover link, a redirect) that may not be fetched: not http(s), not the service's
+    /// host, or a loopback or private address.
+    case refusedURL(service: String, url: String, reason: String)
 
     /// When not told, a 429 or 503 is tried again after this many seconds.
     public static let defaultRetryAfter: Double = 10
@@ -24,7 +27,7 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var isRetryable: Bool {
         switch self {
-        case .rejected, .tooLarge: false
+        case .rejected, .tooLarge, .refusedURL: false
         default: true
         }
     }
@@ -40,6 +43,7 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .tooLarge(service, limit): "\(service): answer larger than \(limit) bytes"
         case let .unreachable(service, reason): "\(service): \(reason)"
         case let .timeout(service): "\(service): no answer in time"
+        case let .refusedURL(service, url, reason): "\(service): not fetching \(url): \(reason)"
         }
     }
 }

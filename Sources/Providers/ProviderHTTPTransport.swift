@@ -60,6 +60,7 @@ public struct ProviderHTTPTransport: Sendable {
         case let .tooLarge(limit, prefix):
             .malformedResponse(provider: provider, reason: "response larger than \(limit) bytes", bodyPrefix: ProviderError.prefix(of: prefix))
         case let .unreachable(reason): .connectionFailed(provider: provider, reason: reason)
+        case let .redirectRefused(target, reason): .connectionFailed(provider: provider, reason: "redirect to \(target) not followed: \(reason)")
         }
     }
 

@@ -13,7 +13,8 @@ struct HTTPSpeechTransport: Sendable {
 
     /// The provider id used in errors.
     let provider: String
-    /// The client; `HTTPClient.shared` unless one is injected.
+    /// The client; `HTTPClient.shared` (which ``HTTPExchange`` replaces by its own, following
+    /// redirects without sending the key to another origin) unless one is injected.
     let client: HTTPClient
     /// Deadline for the whole request including the body, in seconds.
     let timeout: TimeInterval
@@ -48,6 +49,7 @@ struct HTTPSpeechTransport: Sendable {
         case let .cutShort(expected, received): .truncatedResponse(provider: provider, expected: expected, received: received)
         case let .tooLarge(limit, _): .invalidAudio(provider: provider, reason: "response larger than \(limit) bytes")
         case let .unreachable(reason): .connectionFailed(provider: provider, reason: reason)
+        case let .redirectRefused(target, reason): .connectionFailed(provider: provider, reason: "redirect to \(target) not followed: \(reason)")
         }
     }
 
