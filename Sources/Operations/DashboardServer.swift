@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Postgres
+import RepartoConfiguration
 import ServiceLifecycle
 
 /// The `reparto dashboard` web server, buildable without the CLI (tests start it on port 0).
@@ -11,12 +12,15 @@ public enum DashboardServer {
     ///
     /// - Parameters:
     ///   - port: the port to bind; 0 picks a free one, reported to `onListening`.
+    ///   - token: when set, every request without `Authorization: Bearer <token>` gets 401
+    ///     (see ``DashboardAccess/requiredToken(host:token:)`` for when it must be).
     ///   - onListening: called with the bound port once the server accepts connections.
     public static func buildApplication(
-        host: String, port: Int, postgres: PostgresClient, logger: Logger,
+        host: String, port: Int, postgres: PostgresClient, logger: Logger, token: Secret? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
+        if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
         DashboardRoutes.add(to: router, postgres: postgres, logger: logger)
         return Application(
             router: router,
@@ -25,18 +29,22 @@ public enum DashboardServer {
             logger: logger)
     }
 
-    /// Serves the dashboard (``buildApplication(host:port:postgres:logger:onListening:)``) on a
+    /// Serves the dashboard (``buildApplication(host:port:postgres:logger:token:onListening:)``) on a
     /// pool of `database` until SIGTERM or SIGINT, logging its URL once it listens: what
     /// `reparto dashboard` runs. The connect timeout is at most 5 s, so `/readyz` answers within a
     /// probe's timeout even when the database is unreachable.
-    public static func serve(database: PostgresConfiguration, host: String, port: Int, logger: Logger) async throws {
+    /// - Throws: ``DashboardAccessError/tokenRequired(host:)`` before binding when `host` is not
+    ///   loopback and there is no `token`.
+    public static func serve(database: PostgresConfiguration, host: String, port: Int, token: Secret?, logger: Logger) async throws {
+        let token = try DashboardAccess.requiredToken(host: host, token: token)
         var configuration = database
         configuration.connectTimeout = min(configuration.connectTimeout, 5)
         let postgres = PostgresClient(configuration: configuration, maxConnections: 2, logger: logger)
         let name = configuration.database, user = configuration.user
-        let server = buildApplication(host: host, port: port, postgres: postgres, logger: logger, onListening: { bound in
+        let server = buildApplication(host: host, port: port, postgres: postgres, logger: logger, token: token, onListening: { bound in
             logger.info("dashboard listening", metadata: [
                 "url": "http://\(host):\(bound)/", "host": "\(host)", "port": "\(bound)", "database": "\(name)", "user": "\(user)",
+                "auth": "\(token == nil ? "none (loopback)" : "bearer token")",
             ])
         })
         let group = ServiceGroup(configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint],

@@ -10,15 +10,17 @@ struct DashboardCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
 
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int = OperationsEndpoints.defaultDashboardPort
-    @Option(help: "Address to bind.") var host: String = "127.0.0.1"
+    @Option(help: ArgumentHelp("Address to bind.", discussion: "Any address but loopback needs REPARTO_DASHBOARD_TOKEN (or REPARTO_DASHBOARD_TOKEN_FILE): every request must then send Authorization: Bearer <token>.")) var host: String = "127.0.0.1"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
     }
 
     func run() async throws {
+        // Checked before anything connects or binds: one line when the token is missing.
+        let token = try DashboardAccess.requiredToken(host: host, token: try cluster.configuration.secret(DashboardAccess.tokenVariable))
         let logger = cluster.makeLogger("reparto.dashboard")
         RepartoMetrics.bootstrap()
-        try await DashboardServer.serve(database: try cluster.dashboardPostgresConfiguration(), host: host, port: port, logger: logger)
+        try await DashboardServer.serve(database: try cluster.dashboardPostgresConfiguration(), host: host, port: port, token: token, logger: logger)
     }
 }

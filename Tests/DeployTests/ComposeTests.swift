@@ -69,11 +69,33 @@ import Testing
                              ("dashboard", OperationsEndpoints.defaultDashboardPort)] {
             let test = try service(name)["healthcheck", "test"]?.list.compactMap(\.text) ?? []
             let url = "http://127.0.0.1:\(port)\(OperationsEndpoints.readyPath)"
-            #expect(test.contains(url), "\(name) health check requests \(url): \(test)")
+            #expect(test.contains(url) || (test.first == "CMD-SHELL" && test.dropFirst().joined().hasSuffix(" " + url)),
+                    "\(name) health check requests \(url): \(test)")
         }
         #expect(command(try service("dashboard")).contains(String(OperationsEndpoints.defaultDashboardPort)))
         #expect(environment(try service("worker"))[OperationsEndpoints.metricsPortVariable] == String(OperationsEndpoints.defaultMetricsPort))
         #expect(environment(try service("worker"))[OperationsEndpoints.logFormatVariable] == "json")
+    }
+
+    /// Inside its container the dashboard must bind 0.0.0.0 for the published port to reach it, so
+    /// it has the token (a secret file) and its health check sends it, on curl's stdin; the port is
+    /// published on the host's loopback only.
+    @Test func theDashboardRequiresItsTokenAndIsPublishedOnLoopback() throws {
+        let dashboard = try service("dashboard")
+        let host = Deploy.flagValue("--host", in: command(dashboard))
+        let tokenFile = environment(dashboard)["REPARTO_DASHBOARD_TOKEN_FILE"]
+        #expect(host == "127.0.0.1" || tokenFile != nil, "bound to \(host ?? "127.0.0.1 (default)") without REPARTO_DASHBOARD_TOKEN_FILE")
+        #expect(environment(dashboard)["REPARTO_DASHBOARD_TOKEN"] == nil, "the token is a file, not a value")
+        if let tokenFile {
+            let secret = String(tokenFile.dropFirst("/run/secrets/".count))
+            #expect(secretNames(dashboard).contains(secret))
+            let test = (dashboard["healthcheck", "test"]?.list.compactMap(\.text) ?? []).joined(separator: " ")
+            #expect(test.contains("Authorization: Bearer") && test.contains("$$(cat \(tokenFile))") && test.contains("-H @-"),
+                    "the health check sends the token on stdin: \(test)")
+        }
+        for port in dashboard["ports"]?.list.compactMap(\.text) ?? [] {
+            #expect(port.hasPrefix("127.0.0.1:"), "published on loopback only: \(port)")
+        }
     }
 
     @Test func workersStopWithinTheGracePeriod() throws {

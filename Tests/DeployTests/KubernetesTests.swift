@@ -117,6 +117,13 @@ import Testing
                 for (probe, path) in [("livenessProbe", OperationsEndpoints.healthPath),
                                       ("readinessProbe", OperationsEndpoints.readyPath),
                                       ("startupProbe", OperationsEndpoints.healthPath)] {
+                    // The dashboard's probes send its bearer token, which an httpGet probe cannot read from a file.
+                    if role == "dashboard", let command = container[probe]?["exec", "command"]?.list.compactMap(\.text) {
+                        let script = command.joined(separator: " ")
+                        #expect(script.hasSuffix("http://127.0.0.1:\(expectedPort)\(path)"), "\(role): \(probe) requests \(path): \(script)")
+                        #expect(script.contains("Authorization: Bearer") && script.contains("-H @-"), "\(role): \(probe) sends the token on stdin")
+                        continue
+                    }
                     guard let get = container[probe]?["httpGet"] else {
                         #expect(probe == "startupProbe", "\(role): \(probe) is an httpGet probe")
                         continue
@@ -126,6 +133,11 @@ import Testing
                 }
                 if role == "dashboard" {
                     #expect(Deploy.flagValue("--port", in: arguments(container)) == String(OperationsEndpoints.defaultDashboardPort))
+                    // Bound beyond loopback only with the token, mounted from the Secret.
+                    let host = Deploy.flagValue("--host", in: arguments(container)) ?? "127.0.0.1"
+                    let variables = (container["env"]?.list ?? []).compactMap { $0["name"]?.text }
+                    #expect(host == "127.0.0.1" || variables.contains("REPARTO_DASHBOARD_TOKEN_FILE"), "dashboard bound to \(host) without a token")
+                    #expect(!variables.contains("REPARTO_DASHBOARD_TOKEN"), "the token is a file, not a value")
                 }
             }
             if role != "dashboard" {

@@ -127,6 +127,7 @@ struct SystemdUnit {
     @Test func dashboardListensOnItsPortWithTheReadOnlyLogin() throws {
         let dashboard = try unit("reparto-dashboard.service")
         #expect(Deploy.flagValue("--port", in: execStart(dashboard)) == String(OperationsEndpoints.defaultDashboardPort))
+        #expect(Deploy.flagValue("--host", in: execStart(dashboard)) ?? "127.0.0.1" == "127.0.0.1", "the dashboard listens on loopback")
         #expect(dashboard.environment.keys.allSatisfy { $0.hasPrefix("REPARTO_DASHBOARD_") },
                 "the dashboard gets only its own login's password")
         let environment = try Deploy.text("deploy/systemd/env.example")
