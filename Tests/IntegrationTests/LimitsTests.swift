@@ -172,6 +172,31 @@ struct LimitsTests {
         await cluster.shutdown()
     }
 
+    /// A provider asking to wait ten days blocks its limit for at most LimitGate.longestBlock, and
+    /// `limit set` lifts the block: the rescheduled job runs at once instead of in ten days.
+    @Test func aRetryAtBlocksAtMostAnHourAndSettingTheLimitLiftsTheBlock() async throws {
+        let cluster = try await TestCluster.make()
+        let spec = LimitSpec(name: "test:slow-provider", rate: 100, burst: 10)
+        try await cluster.client.setLimit(spec)
+        let log = ProbeLog()
+        let worker = cluster.startWorker(registry: log.registry())
+        let asked = Date()
+        let first = try await enqueueProbes(1, ProbeJob(retryAfter: 10 * 86_400), limit: spec.name, in: cluster)[0]
+        try await cluster.wait(for: "the 429 to reschedule the job") {
+            try await cluster.count("SELECT rate_limited AS n FROM jobs WHERE id = $1", [first]) == 1
+        }
+        let blocked = try #require(try await cluster.client.limits().first?.gate.blockedUntil)
+        #expect(blocked <= Date().addingTimeInterval(LimitGate.longestBlock + 5), "capped: \(blocked)")
+        #expect(blocked >= asked.addingTimeInterval(LimitGate.longestBlock - 60), "still blocked for about the cap: \(blocked)")
+
+        try await cluster.client.setLimit(spec)
+        #expect(try await cluster.client.limits().first?.gate.blockedUntil == nil, "limit set lifts the block")
+        try await cluster.wait(timeout: 60, for: "the rescheduled job to run now") { try await succeeded(cluster) == 1 }
+        #expect(log.starts(first).count == 2)
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
     /// A budget admits by estimated cost and learns the actual one.
     @Test func aBudgetDefersByEstimateAndIsCorrectedByTheActualCost() async throws {
         let cluster = try await TestCluster.make()

@@ -149,6 +149,17 @@ struct LimitGateTests {
         #expect(gate.blockedUntil == until)
     }
 
+    @Test func aBlockLastsAtMostTheLongestBlock() {
+        var gate = gate(rate: 10, burst: 5)
+        gate.block(until: t0.addingTimeInterval(86_400 * 365), now: t0)
+        let cap = t0.addingTimeInterval(LimitGate.longestBlock)
+        #expect(gate.blockedUntil == cap)
+        #expect(gate.admit(.init(id: UUID()), at: cap.addingTimeInterval(1)) == .run)
+        var short = self.gate(rate: 10, burst: 5)
+        short.block(until: t0.addingTimeInterval(30), now: t0)
+        #expect(short.blockedUntil == t0.addingTimeInterval(30), "a block under the cap is kept as asked")
+    }
+
     @Test func aBudgetDefersUntilEnoughCostHasRefilledAndActualCostsCorrectIt() {
         var gate = gate(budget: 9000, window: 60)  // 150 per second
         for _ in 0..<3 { #expect(gate.admit(.init(id: UUID(), cost: 3000), at: t0) == .run) }

@@ -20,6 +20,10 @@ import Foundation
 public struct LimitGate: Sendable, Equatable {
     /// When a job waiting for a concurrency slot looks again if no slot frees before.
     public static let concurrencyRecheck: Double = 1
+    /// The longest a provider's "retry after" blocks a limit, in seconds (one hour): a service
+    /// asking for days, or a misread date, would otherwise stall everything under the limit.
+    /// `reparto limit set` lifts a block at once.
+    public static let longestBlock: Double = 3600
 
     public var spec: LimitSpec
     public var tokens: Double
@@ -125,8 +129,10 @@ public struct LimitGate: Sendable, Equatable {
         if let rate = spec.rate { pacedUntil = max(pacedUntil ?? now, now).addingTimeInterval(1 / rate) }
     }
 
-    /// A handler learned that the limit's service refuses work until `instant` (a 429's Retry-After).
-    public mutating func block(until instant: Date) {
+    /// A handler learned that the limit's service refuses work until `instant` (a 429's Retry-After),
+    /// which is cut to ``longestBlock`` after `now` when given.
+    public mutating func block(until requested: Date, now: Date? = nil) {
+        let instant = now.map { min(requested, $0.addingTimeInterval(Self.longestBlock)) } ?? requested
         blockedUntil = max(blockedUntil ?? instant, instant)
         if let rate = spec.rate, let burst = spec.burst {
             tokens = min(tokens, 0)

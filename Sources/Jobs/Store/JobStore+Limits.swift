@@ -6,8 +6,9 @@ extension JobStore {
     // MARK: definitions
 
     /// Creates or replaces a limit. A new limit starts with full buckets; a changed one keeps its
-    /// levels (capped to the new sizes), and its jobs waiting for a reservation are re-admitted
-    /// under the new terms.
+    /// levels (capped to the new sizes) but not a block a provider's `Retry-After` left (an
+    /// operator setting the limit knows better), and its waiting jobs are re-admitted under the
+    /// new terms.
     @available(*, noasync)
     static func setLimit(_ spec: LimitSpec, on connection: PostgresConnection) throws {
         try connection.query(limitInsert + """
@@ -16,6 +17,9 @@ extension JobStore {
                 budget = EXCLUDED.budget, budget_window_s = EXCLUDED.budget_window_s,
                 tokens = least(limits.tokens, coalesce(EXCLUDED.burst, 0)),
                 budget_left = least(limits.budget_left, coalesce(EXCLUDED.budget, 0)),
+                blocked_until = NULL,
+                -- A block moved the buckets' time to its end; they refill from now instead.
+                refilled_at = least(limits.refilled_at, now()),
                 paced_until = CASE WHEN EXCLUDED.rate IS NULL THEN NULL
                                    ELSE least(limits.paced_until, now() + make_interval(secs => EXCLUDED.burst / EXCLUDED.rate)) END,
                 updated_at = now()
@@ -227,8 +231,8 @@ extension JobStore {
 
     /// What finished attempts give back to their limits, in the completion's transaction: freed
     /// concurrency slots wake as many waiting jobs, actual costs correct the budgets, and a
-    /// "retry at" blocks the limit until then. `limits`: the limit and estimated cost of each
-    /// applied outcome's job that ran under one.
+    /// "retry at" blocks the limit until then, for at most ``LimitGate/longestBlock`` from now.
+    /// `limits`: the limit and estimated cost of each applied outcome's job that ran under one.
     @available(*, noasync)
     static func settleLimits(_ outcomes: [JobOutcome], limits: [UUID: (key: String, cost: Double)],
                              on connection: PostgresConnection) throws {
@@ -261,6 +265,9 @@ extension JobStore {
         if woken.count > 0 { try connection.notify(outboxChannel, payload: "") }
         let changed = Set(corrections.keys).union(blocks.keys).sorted()
         guard !changed.isEmpty else { return }
+        // Typed apart: inside one heterogeneous array literal the type checker took minutes.
+        let deltas: [Double] = changed.map { corrections[$0] ?? 0 }
+        let instants: [Double?] = changed.map { blocks[$0]?.timeIntervalSince1970 }
         try connection.query("""
             UPDATE limits l SET
                 budget_left = CASE WHEN l.budget IS NULL THEN l.budget_left ELSE least(l.budget, l.budget_left + u.delta) END,
@@ -272,8 +279,9 @@ extension JobStore {
                                    ELSE greatest(coalesce(l.paced_until, to_timestamp(u.block)),
                                                  to_timestamp(u.block + l.burst / l.rate)) END,
                 refilled_at = CASE WHEN u.block IS NULL THEN l.refilled_at ELSE greatest(l.refilled_at, to_timestamp(u.block)) END
-            FROM unnest($1::text[], $2::float8[], $3::float8[]) AS u(name, delta, block)
+            FROM (SELECT x.name, x.delta, least(x.block, extract(epoch FROM now()) + $4::float8) AS block
+                  FROM unnest($1::text[], $2::float8[], $3::float8[]) AS x(name, delta, block)) AS u
             WHERE l.name = u.name
-            """, [changed, changed.map { corrections[$0] ?? 0 }, changed.map { blocks[$0]?.timeIntervalSince1970 }])
+            """, [changed, deltas, instants, LimitGate.longestBlock])
     }
 }
