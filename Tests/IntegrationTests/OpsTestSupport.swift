@@ -2,7 +2,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import RepartoTestSupport
 import Synchronization
+import Testing
 
 /// A `reparto` subprocess whose stdout and stderr are captured line by line, for the operations
 /// tests (metrics port discovery from the log, secrets never printed).
@@ -18,17 +20,23 @@ final class CapturedProcess: Sendable {
     let process: Process
     private let captured = Captured()
     private let readers: [Task<Void, Never>]
+    /// Kills the process at `timeout` (default: ``RepartoProcess/startTimeout``) if the test did
+    /// not stop it, and names it.
+    let deadline: ProcessDeadline
 
-    init(_ arguments: [String], environment: [String: String]) throws {
+    init(_ arguments: [String], environment: [String: String], timeout: Double = RepartoProcess.startTimeout) throws {
         let process = Process()
         process.executableURL = RepartoProcess.executable
         process.arguments = arguments
         process.environment = environment
+        process.currentDirectoryURL = RepartoProcess.neutralDirectory
         let out = Pipe(), err = Pipe()
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
         process.standardError = err
         self.process = process
         try process.run()
+        deadline = ProcessDeadline(process, command: ProcessDeadline.describe("reparto", arguments), seconds: timeout)
         let captured = self.captured
         // Blocking reads, on dispatch threads (never the cooperative pool).
         readers = [(out.fileHandleForReading, true), (err.fileHandleForReading, false)].map { handle, isStdout in
@@ -60,6 +68,7 @@ final class CapturedProcess: Sendable {
             let lines = captured.lines.withLock { $0.stdout + $0.stderr }
             if let value = lines.lazy.compactMap(match).first { return value }
             if !process.isRunning {
+                if self.deadline.fired { throw TestTimeout(what: "\(what): `\(self.deadline.command)` was killed at its deadline") }
                 throw ProcessEnded(what: what, output: lines.joined(separator: "\n"))
             }
             if ContinuousClock.now > deadline { throw TestTimeout(what: what) }
@@ -67,10 +76,12 @@ final class CapturedProcess: Sendable {
         }
     }
 
-    /// SIGTERM, then the exit status once both streams are drained.
-    func terminate() async -> Int32 {
+    /// SIGTERM, then the exit status once both streams are drained. A process still running
+    /// `timeout` seconds later is killed (SIGKILL) and the test gets an issue naming it.
+    func terminate(timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async -> Int32 {
         if process.isRunning { process.terminate() }
-        await RepartoProcess.waitForExit(process)
+        await RepartoProcess.waitForExit(process, timeout: timeout, sourceLocation: sourceLocation)
+        deadline.finish()
         for reader in readers { await reader.value }
         return process.terminationStatus
     }

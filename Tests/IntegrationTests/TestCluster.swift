@@ -8,12 +8,22 @@ import Postgres
 import RepartoTestSupport
 import ServiceLifecycle
 import TableRead
+import Testing
 import Threading
 
-/// A private cluster for one test: its own PostgreSQL database (migrated) and its own queue
-/// namespace on the shared RabbitMQ, so tests never see each other's jobs.
+/// A private cluster for one test: its own PostgreSQL database (migrated), its own queue
+/// namespace on the shared RabbitMQ and its own asset root, so tests never see each other's jobs
+/// or files (nor the demo's `.reparto/assets`).
+///
+/// Connections it may open at once (the bound `scripts/services` sizes `max_connections` from,
+/// see docs/testing.md): its pool (4) and, while `make`/`shutdown` run, one admin connection; per
+/// in-process worker its own pool (4, as a `reparto worker` process has) and its relay (1); per
+/// coordinator 2 (its connection and its relay's); one listener per `awaitJob`/`awaitProduction`.
 final class TestCluster: Sendable {
     let name: String
+    /// The cluster's asset root (a fresh temporary directory, removed by `shutdown`):
+    /// `REPARTO_ASSETS` of its subprocesses.
+    let assetsRoot: URL
     let postgresConfiguration: PostgresConfiguration
     let adminConfiguration: PostgresConfiguration
     let amqp: AMQPConfiguration
@@ -21,8 +31,10 @@ final class TestCluster: Sendable {
     let client: JobClient
     let logger: Logger
 
-    private init(name: String, admin: PostgresConfiguration, configuration: PostgresConfiguration, amqp: AMQPConfiguration) {
+    private init(name: String, admin: PostgresConfiguration, configuration: PostgresConfiguration, amqp: AMQPConfiguration,
+                 assetsRoot: URL) {
         self.name = name
+        self.assetsRoot = assetsRoot
         self.adminConfiguration = admin
         self.postgresConfiguration = configuration
         self.amqp = amqp
@@ -43,7 +55,9 @@ final class TestCluster: Sendable {
         await adminClient.shutdown()
         var configuration = admin
         configuration.database = name
-        let cluster = TestCluster(name: name, admin: admin, configuration: configuration, amqp: amqp)
+        let assetsRoot = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-t-assets-\(name)")
+        try FileManager.default.createDirectory(at: assetsRoot, withIntermediateDirectories: true)
+        let cluster = TestCluster(name: name, admin: admin, configuration: configuration, amqp: amqp, assetsRoot: assetsRoot)
         let migrations = try Migrator.load(directory: TestEnvironment.repositoryRoot.appendingPathComponent("migrations"))
         _ = try await cluster.postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
         return cluster
@@ -73,14 +87,23 @@ final class TestCluster: Sendable {
         ["worker", "--heartbeat", "\(heartbeatSeconds)"] + extra
     }
 
-    /// An in-process worker, heartbeating every `heartbeatSeconds`.
+    /// An in-process worker, heartbeating every `heartbeatSeconds`, on a pool of its own of
+    /// `poolSize` connections (a `reparto worker` process has 4), closed when it stops.
+    ///
+    /// Its own pool, not the cluster's: workers that shared the cluster's 4 connections with each
+    /// other, the test's polls and its client queued their heartbeats behind claims and
+    /// completions; a heartbeat 3 s late counts the worker dead (`reparto_worker_alive`), so its
+    /// limit slots looked free (LimitsTests saw 4 running under a cap of 2) and its jobs were
+    /// claimed again (run twice).
     func startWorker(registry: JobRegistry = .withBuiltins(), concurrency: Int = 8, prefetch: Int = 64,
-                     heartbeat: Double = Double(TestCluster.heartbeatSeconds), drainTimeout: Double = 5) -> RunningService {
-        let worker = Worker(amqp: amqp, postgres: postgres, registry: registry,
+                     heartbeat: Double = Double(TestCluster.heartbeatSeconds), drainTimeout: Double = 5,
+                     poolSize: Int = 4) -> RunningService {
+        let pool = PostgresClient(configuration: postgresConfiguration, maxConnections: poolSize, logger: logger)
+        let worker = Worker(amqp: amqp, postgres: pool, registry: registry,
                             settings: WorkerSettings(queues: registry.queues, concurrency: concurrency, prefetch: prefetch,
                                                      heartbeatInterval: heartbeat, drainTimeout: drainTimeout, namespace: name),
                             logger: logger)
-        return RunningService(worker, logger: logger)
+        return RunningService(worker, logger: logger, afterStop: { await pool.shutdown() })
     }
 
     func startCoordinator(plans: [any ProductionPlan] = []) -> RunningService {
@@ -101,6 +124,8 @@ final class TestCluster: Sendable {
         environment["REPARTO_DATABASE_URL"] = url.string
         environment["REPARTO_AMQP_URL"] = try TestEnvironment.amqpURL()
         environment["REPARTO_NAMESPACE"] = name
+        // Never the shared `.reparto/assets` the subprocess would read from `.reparto/env`.
+        environment["REPARTO_ASSETS"] = assetsRoot.path
         return environment
     }
 
@@ -123,6 +148,7 @@ final class TestCluster: Sendable {
         let admin = PostgresClient(configuration: adminConfiguration, maxConnections: 1)
         _ = try? await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         await admin.shutdown()
+        try? FileManager.default.removeItem(at: assetsRoot)
     }
 }
 
@@ -153,11 +179,22 @@ struct TestTimeout: Error, CustomStringConvertible {
 final class RunningService: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
+    private let afterStop: @Sendable () async -> Void
 
-    init(_ service: some Service, logger: Logger) {
+    /// `afterStop` runs once the service has ended (closing what only it used, e.g. its pool).
+    init(_ service: some Service, logger: Logger, afterStop: @escaping @Sendable () async -> Void = {}) {
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: logger))
         self.group = group
-        task = Task { try await group.run() }
+        self.afterStop = afterStop
+        task = Task {
+            do {
+                try await group.run()
+            } catch {
+                await afterStop()
+                throw error
+            }
+            await afterStop()
+        }
     }
 
     func stop() async throws {
@@ -166,71 +203,71 @@ final class RunningService: Sendable {
     }
 }
 
-/// Runs the built `reparto` executable.
+/// Runs the built `reparto` executable. Every process has a deadline (``ProcessDeadline``): a
+/// `run` that passes it is killed and throws ``ProcessTimedOut`` naming the command; a `start`ed
+/// process the test forgot to stop is killed at its deadline or when the test process exits.
 enum RepartoProcess {
     static var executable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reparto")
     }
 
-    static func start(_ arguments: [String], environment: [String: String]) throws -> Process {
+    /// The default deadline of `run`, in seconds: longer than any `--timeout` a test passes
+    /// (at most 120 s), shorter than the suites' time limits.
+    static let runTimeout: Double = 200
+    /// The default deadline of a `start`ed process (a worker, a coordinator): longer than the
+    /// longest suite time limit (6 minutes), so it only catches processes nobody stopped.
+    static let startTimeout: Double = 420
+
+    /// Starts a long-running process (output discarded), killed at `timeout` at the latest.
+    static func start(_ arguments: [String], environment: [String: String], timeout: Double = startTimeout) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
+        process.currentDirectoryURL = neutralDirectory
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        _ = ProcessDeadline(process, command: ProcessDeadline.describe("reparto", arguments), seconds: timeout)
         return process
     }
 
-    struct Output: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Output = CapturedOutput
 
     /// Runs to completion and captures both streams.
     /// `stdin`, when given, is written to the process's standard input, which is then closed;
-    /// `directory`, when given, is its current directory.
+    /// `directory`, when given, is its current directory. After `timeout` seconds (or when the
+    /// test is cancelled, as its time limit does) the process is killed and this throws
+    /// ``ProcessTimedOut`` naming the command.
     static func run(_ arguments: [String], environment: [String: String], stdin: Data? = nil,
-                    directory: URL? = nil) async throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if stdin != nil { process.standardInput = input }
-        try process.run()
-        if let stdin {
-            _ = try await onOwnThread {
-                try input.fileHandleForWriting.write(contentsOf: stdin)
-                try input.fileHandleForWriting.close()
-            }
-        }
-        // Blocking reads on threads of their own: a detached task is still on the cooperative pool
-        // (two threads on two cores), and blocking it for a whole `reparto run` starved every
-        // in-process worker's heartbeat in the test process (false rescues in other tests).
-        async let stdout = try onOwnThread { out.fileHandleForReading.readDataToEndOfFile() }
-        async let stderr = try onOwnThread { err.fileHandleForReading.readDataToEndOfFile() }
-        let (o, e) = try await (stdout, stderr)
-        await waitForExit(process)
-        return Output(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: e, as: UTF8.self))
+                    directory: URL? = nil, timeout: Double = runTimeout) async throws -> Output {
+        try await runSubprocess(executable, arguments, environment: environment, stdin: stdin,
+                                directory: directory ?? neutralDirectory, timeout: timeout)
     }
 
-    static func waitForExit(_ process: Process) async {
-        _ = try? await onOwnThread { process.waitUntilExit() }
+    /// The working directory of a subprocess that was given none: an empty one, never the
+    /// repository. From the repository root `reparto` would read `.reparto/env` for every variable
+    /// the test left unset (a developer's `ANTHROPIC_API_KEY`, the demo's asset root), and write
+    /// relative paths (`.reparto/assets`) where the demo and every other test write.
+    static let neutralDirectory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-test-cwd-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// Waits for `process` to exit; after `timeout` seconds (or when the test is cancelled) it is
+    /// killed (SIGTERM, then SIGKILL) and the test gets an issue naming it.
+    static func waitForExit(_ process: Process, timeout: Double = 120,
+                            sourceLocation: SourceLocation = #_sourceLocation) async {
+        let command = ProcessDeadline.describe(process.executableURL?.lastPathComponent ?? "?", process.arguments ?? [])
+        if await !waitForSubprocess(process, command: command, timeout: timeout) {
+            Issue.record("`\(command)` did not exit within \(timeout) s and was killed", sourceLocation: sourceLocation)
+        }
     }
 }
 
 /// Runs blocking code on its own dispatch thread, never the cooperative pool.
 func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue(label: "test.blocking").async {
-            continuation.resume(with: Result { try body() })
-        }
-    }
+    try await onThreadOfItsOwn(body)
 }

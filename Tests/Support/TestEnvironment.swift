@@ -27,8 +27,28 @@ public enum TestEnvironment {
         throw Missing(name: name)
     }
 
-    public static func amqpURL() throws -> String { try value("REPARTO_AMQP_URL") }
-    public static func databaseURL() throws -> String { try value("REPARTO_DATABASE_URL") }
+    /// A test that needs a server, run by `scripts/test --unit` (which sets
+    /// `REPARTO_TEST_NO_SERVICES=1`): it belongs with the server tests.
+    public struct ServerNotAllowed: Error, CustomStringConvertible {
+        public let name: String
+        public var description: String {
+            "this test reads \(name): it needs a server, but `scripts/test --unit` runs only tests that need none; "
+                + "list its suite in SERVER_TESTS (scripts/test) and docs/testing.md"
+        }
+    }
+
+    /// True under `scripts/test --unit`.
+    public static var servicesForbidden: Bool { ProcessInfo.processInfo.environment["REPARTO_TEST_NO_SERVICES"] == "1" }
+
+    private static func server(_ name: String) throws -> String {
+        if servicesForbidden { throw ServerNotAllowed(name: name) }
+        return try value(name)
+    }
+
+    public static func amqpURL() throws -> String { try server("REPARTO_AMQP_URL") }
+    public static func databaseURL() throws -> String { try server("REPARTO_DATABASE_URL") }
+    /// The shared asset root of `.reparto/env`. Tests should not write there (the demo and every
+    /// other test use it): a ``TestCluster`` has an asset root of its own, or use a temporary one.
     public static func assetsRoot() throws -> String { try value("REPARTO_ASSETS") }
 
     /// A short random suffix for names that must not collide between tests.
