@@ -459,6 +459,32 @@ enum OpenLibraryStandIn {
         .respond(status: 200, headers: [("Content-Type", "application/json")], body: Data(text.utf8))
     }
 
+    /// What `/search.json` returns of a work when the request names no `fields=`: its
+    /// `default_fetched_fields` (openlibrary/plugins/worksearch/schemes/works.py). `isbn`,
+    /// `publisher`, `number_of_pages_median` and `subject` come only when `fields=` names them.
+    static let defaultSearchFields: Set<String> = [
+        "key", "author_name", "author_key", "title", "subtitle", "edition_count", "ia", "has_fulltext",
+        "first_publish_year", "cover_i", "cover_edition_key", "public_scan_b", "lending_edition_s",
+        "lending_identifier_s", "language", "ia_collection_s", "ebook_access",
+    ]
+
+    /// The `fields=` of a search (comma-separated; `*` for all), or nil.
+    static func fields(_ query: String) -> Set<String>? {
+        for pair in query.split(separator: "&") where pair.hasPrefix("fields=") {
+            return Set(pair.dropFirst("fields=".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        return nil
+    }
+
+    /// A `/search.json` answer with `docs` cut to the fields the live API would return.
+    static func search(_ docs: [[String: Any]], fields: Set<String>?) -> FakeHTTPServer.Reply {
+        let wanted = fields ?? defaultSearchFields
+        let shown = docs.map { doc in wanted.contains("*") ? doc : doc.filter { wanted.contains($0.key) } }
+        let object: [String: Any] = ["numFound": docs.count, "start": 0, "numFoundExact": true, "docs": shown]
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return .respond(status: 200, headers: [("Content-Type", "application/json")], body: body)
+    }
+
     @Sendable static func reply(_ request: FakeHTTPServer.Request) -> FakeHTTPServer.Reply {
         let query = request.query.removingPercentEncoding ?? request.query
         let base = "http://127.0.0.1:\(request.headers["host"]?.split(separator: ":").last ?? "0")"
@@ -480,12 +506,15 @@ enum OpenLibraryStandIn {
         case "/api/books":
             return json("{}")
         case "/search.json" where query.contains("title=The Left Hand of Darkness"):
-            return json("""
-                {"numFound": 1, "start": 0, "docs": [{"key": "/works/OL3W", "title": "The Left Hand of Darkness",
-                  "author_name": ["Ursula K. Le Guin"], "first_publish_year": 1969, "isbn": ["0441478123"]}]}
-                """)
+            return search([[
+                "key": "/works/OL3W", "title": "The Left Hand of Darkness", "author_name": ["Ursula K. Le Guin"],
+                "author_key": ["OL31353A"], "first_publish_year": 1969, "cover_i": 8_231_856, "edition_count": 173,
+                "language": ["eng"], "has_fulltext": true, "ebook_access": "borrowable", "public_scan_b": false,
+                "isbn": ["0441478123"], "publisher": ["Ace Books"], "number_of_pages_median": 304,
+                "subject": ["Science fiction", "Gender"],
+            ]], fields: fields(query))
         case "/search.json":
-            return json(#"{"numFound": 0, "start": 0, "docs": []}"#)
+            return search([], fields: fields(query))
         case "/covers/dune-L.jpg":
             return .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg)
         case "/covers/lhod-L.jpg":
