@@ -15,6 +15,8 @@ public final class AMQPConnection {
     /// Published, not yet confirmed tags, ascending.
     private var unconfirmed: [UInt64] = []
     private var nacked: [UInt64] = []
+    /// Mandatory messages the broker returned, oldest first, until ``takeReturned()``.
+    private var returned: [AMQPReturnedMessage] = []
     public let configuration: AMQPConfiguration
 
     private init(configuration: AMQPConfiguration, state: amqp_connection_state_t) {
@@ -157,7 +159,7 @@ public final class AMQPConnection {
                                                                 expirationBytes)
                             let bytes = amqp_bytes_t(len: body.count, bytes: UnsafeMutableRawPointer(mutating: body.baseAddress))
                             return Self.withCStrings([message.exchange, message.routingKey]) { b in
-                                amqp_basic_publish(state, channel, b[0], b[1], 0, 0, &properties, bytes)
+                                amqp_basic_publish(state, channel, b[0], b[1], message.mandatory ? 1 : 0, 0, &properties, bytes)
                             }
                         }
                     }
@@ -191,6 +193,14 @@ public final class AMQPConnection {
             nacked.removeAll()
             throw AMQPError(.nacked, "broker rejected \(tags.count) published messages")
         }
+    }
+
+    /// The mandatory messages the broker returned as unroutable since the last call. A returned
+    /// message is still confirmed (acked) afterwards, so a publisher that waits for confirms must
+    /// also look here: an ack alone does not mean a queue took the message.
+    public func takeReturned() -> [AMQPReturnedMessage] {
+        defer { returned.removeAll() }
+        return returned
     }
 
     /// Services heartbeats and pending confirms without blocking longer than `timeout`.
@@ -325,6 +335,23 @@ public final class AMQPConnection {
         } else if id == reparto_method_basic_nack() {
             let nack = decoded!.assumingMemoryBound(to: amqp_basic_nack_t.self).pointee
             confirm(nack.delivery_tag, multiple: nack.multiple != 0, nack: true)
+        } else if id == reparto_method_basic_return() {
+            let method = decoded!.assumingMemoryBound(to: amqp_basic_return_t.self).pointee
+            // Copied before the next read, which may reuse the frame's memory.
+            var returnedMessage = AMQPReturnedMessage(replyCode: Int(method.reply_code), replyText: Self.string(method.reply_text),
+                                                      exchange: Self.string(method.exchange),
+                                                      routingKey: Self.string(method.routing_key), body: [])
+            var message = amqp_message_t()
+            // The content header and body frames follow the method: read them before anything else.
+            let reply = amqp_read_message(state, channel, &message, 0)
+            guard reply.reply_type == AMQP_RESPONSE_NORMAL else {
+                abandon()
+                throw Self.error(from: reply, context: "reading a returned message")
+            }
+            defer { amqp_destroy_message(&message) }
+            let body: [UInt8] = message.body.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: message.body.bytes, count: message.body.len))
+            returnedMessage.body = body
+            returned.append(returnedMessage)
         } else if id == reparto_method_channel_close() {
             let close = decoded!.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
             abandon()

@@ -24,13 +24,28 @@ public struct AMQPOutgoingMessage: Sendable {
     public var routingKey: String
     public var body: [UInt8]
     public var properties: AMQPMessageProperties
+    /// Whether the broker returns the message (basic.return) when no queue is bound to take it,
+    /// instead of dropping it silently; see ``AMQPConnection/takeReturned()``.
+    public var mandatory: Bool
 
-    public init(exchange: String, routingKey: String, body: [UInt8], properties: AMQPMessageProperties = .init()) {
+    public init(exchange: String, routingKey: String, body: [UInt8], properties: AMQPMessageProperties = .init(),
+                mandatory: Bool = false) {
         self.exchange = exchange
         self.routingKey = routingKey
         self.body = body
         self.properties = properties
+        self.mandatory = mandatory
     }
+}
+
+/// A mandatory message the broker could not route (basic.return): nothing received it.
+public struct AMQPReturnedMessage: Sendable, Equatable {
+    /// The broker's reason, e.g. 312 `NO_ROUTE`.
+    public var replyCode: Int
+    public var replyText: String
+    public var exchange: String
+    public var routingKey: String
+    public var body: [UInt8]
 }
 
 /// A message received from a consumer.

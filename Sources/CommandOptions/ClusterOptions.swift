@@ -27,7 +27,7 @@ public struct ClusterOptions: ParsableArguments {
 
     /// The namespace from `--namespace`, `REPARTO_NAMESPACE` (environment or env file), or none.
     public var resolvedNamespace: String {
-        get throws { try configuration[Self.namespaceVariable] ?? "" }
+        get throws { try ClusterSettings.namespace(configuration) }
     }
 
     @Option(name: .long, help: "Seconds to wait for RabbitMQ and PostgreSQL at start-up, or 'forever' (default: $REPARTO_WAIT_FOR_SERVERS, else forever for worker, coordinator and run, 5 for other commands).")

@@ -67,33 +67,3 @@ final class Batcher<Item: Sendable>: Sendable {
         }
     }
 }
-
-/// Limits how many handlers run at once.
-final class AsyncSemaphore: Sendable {
-    private struct State {
-        var available: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state: Mutex<State>
-
-    init(_ count: Int) { state = Mutex(State(available: count)) }
-
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state -> Bool in
-                if state.available > 0 { state.available -= 1; return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if granted { continuation.resume() }
-        }
-    }
-
-    func release() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiters.isEmpty { state.available += 1; return nil }
-            return state.waiters.removeFirst()
-        }
-        waiter?.resume()
-    }
-}

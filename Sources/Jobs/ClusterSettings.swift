@@ -38,7 +38,32 @@ public enum ClusterSettings {
         var configuration = try PostgresConfiguration(url: url)
         if let password = try values.secret(passwordVariable) { configuration.password = password.value }
         configuration.applicationName = applicationName
+        let namespace = try self.namespace(values)
+        if !namespace.isEmpty { configuration.sessionSettings[namespaceSetting] = namespace }
         return configuration
+    }
+
+    /// The session setting that scopes a connection to its namespace (migration 0021: row-level
+    /// security shows a session only its namespace's jobs, productions and schedules).
+    public static let namespaceSetting = "reparto.namespace"
+
+    /// `REPARTO_NAMESPACE`, checked: letters, digits, `_`, `-` and `.`, at most 100 characters (it
+    /// prefixes queue names and routing keys); none is the default namespace.
+    public static func namespace(_ values: ConfigurationValues) throws -> String {
+        let namespace = values[namespaceVariable] ?? ""
+        let allowed = namespace.utf8.allSatisfy { (byte: UInt8) -> Bool in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                return true
+            default:
+                return false
+            }
+        }
+        guard namespace.utf8.count <= 100, allowed else {
+            throw SettingError(description: "\(namespaceVariable) must be letters, digits, '_', '-' or '.', at most 100 characters")
+        }
+        return namespace
     }
 
     /// How long to wait for the servers at start-up: `REPARTO_WAIT_FOR_SERVERS` (seconds or

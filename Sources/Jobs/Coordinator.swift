@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Postgres
 import ServiceLifecycle
+import Synchronization
 import Threading
 
 /// How the coordinator behaves.
@@ -30,7 +31,19 @@ public struct CoordinatorSettings: Sendable {
 /// transition happens exactly once even across a leadership change. Restartable at any time:
 /// all of its state is in the database.
 public final class Coordinator: Service, Sendable {
-    static let leaderLockKey: Int64 = 0x7265_7061_7274_6f // "reparto"
+    /// "reparto" plus a hash of the namespace: the coordinators of each namespace elect their own
+    /// leader (one constant key let one namespace's leader starve every other of stage transitions).
+    static func leaderLockKey(namespace: String) -> Int64 {
+        let base: Int64 = 0x7265_7061_7274_6f
+        guard !namespace.isEmpty else { return base }
+        var hash: UInt32 = 2_166_136_261  // FNV-1a, as the relay's key
+        for byte in namespace.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let low = Int64(hash & 0xff_ffff)
+        return (base << 8) ^ low
+    }
+
+    /// Failed attempts at advancing one production before it is finished with the last error.
+    static let advanceAttempts = 3
 
     private let postgres: PostgresConfiguration
     private let relay: OutboxRelay
@@ -38,12 +51,16 @@ public final class Coordinator: Service, Sendable {
     private let settings: CoordinatorSettings
     private let logger: Logger
     private let thread = OwnedThread(name: "reparto-coordinator")
+    private let leaderLockKey: Int64
+    /// Production id → failed attempts at advancing it (only the coordinator's thread uses it).
+    private let advanceFailures = Mutex<[UUID: Int]>([:])
     /// The coordinator's and its relay's connections, for readiness.
     public let health = ConnectionHealth()
 
     public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, namespace: String = "",
                 plans: [any ProductionPlan] = [], settings: CoordinatorSettings = CoordinatorSettings(), logger: Logger) {
         self.postgres = postgres
+        self.leaderLockKey = Self.leaderLockKey(namespace: namespace)
         health.require(.coordinatorDatabase)
         self.relay = OutboxRelay(postgres: postgres, amqp: amqp, namespace: namespace, logger: logger, health: health)
         var table: [String: any ProductionPlan] = ["batch": BatchPlan()]
@@ -87,7 +104,7 @@ public final class Coordinator: Service, Sendable {
                 }
                 guard let db = connection else { continue }
                 if !leading {
-                    leading = try JobStore.tryLead(lockKey: Self.leaderLockKey, on: db)
+                    leading = try JobStore.tryLead(lockKey: leaderLockKey, on: db)
                     if leading { logger.info("coordinator is the leader") }
                 }
                 if leading {
@@ -145,8 +162,10 @@ public final class Coordinator: Service, Sendable {
     private func advanceStages(on db: PostgresConnection) throws {
         for candidate in try JobStore.stagesReadyToAdvance(on: db) {
             guard let plan = plans[candidate.plan] else {
-                logger.error("no plan registered for a production", metadata: [
-                    "production_id": "\(candidate.id)", "plan": "\(candidate.plan)"])
+                // Not retried: no pass of this coordinator will know the plan, and left running it
+                // would stay at the head of every pass.
+                try finishUnadvanceable(candidate.id, reason: "no production plan '\(candidate.plan)' is registered with this coordinator",
+                                        on: db)
                 continue
             }
             do {
@@ -166,11 +185,30 @@ public final class Coordinator: Service, Sendable {
                             "production_id": "\(snapshot.id)", "succeeded": "\(snapshot.succeeded)", "failed": "\(snapshot.dead)"])
                     }
                 }
+                advanceFailures.withLock { _ = $0.removeValue(forKey: candidate.id) }
             } catch let error as PostgresError where error.isConnectionLost {
                 throw error
             } catch {
-                logger.error("advancing a production failed", metadata: ["production_id": "\(candidate.id)", "error": "\(error)"])
+                // A plan that throws something other than a database error (parameters that no
+                // longer decode) fails the same way every time: finish at once. A statement error
+                // may pass (a lock timeout): a few tries, then finish.
+                let failures = advanceFailures.withLock { failures -> Int in
+                    failures[candidate.id, default: 0] += 1
+                    return failures[candidate.id] ?? 1
+                }
+                logger.error("advancing a production failed", metadata: [
+                    "production_id": "\(candidate.id)", "error": "\(error)", "attempt": "\(failures)"])
+                if !(error is PostgresError) || failures >= Self.advanceAttempts {
+                    advanceFailures.withLock { _ = $0.removeValue(forKey: candidate.id) }
+                    try finishUnadvanceable(candidate.id, reason: "its stage '\(candidate.stage)' could not advance: \(error)", on: db)
+                }
             }
         }
+    }
+
+    @available(*, noasync)
+    private func finishUnadvanceable(_ id: UUID, reason: String, on db: PostgresConnection) throws {
+        try JobStore.finishProduction(id, withFailures: true, reason: reason, on: db)
+        logger.error("production finished: it cannot advance", metadata: ["production_id": "\(id)", "reason": "\(reason)"])
     }
 }

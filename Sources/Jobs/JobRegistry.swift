@@ -15,6 +15,9 @@ public struct JobKindDefinition: Sendable {
     public let retryPolicy: RetryPolicy
     /// The limit its jobs run under when they name none (e.g. `provider:openai`).
     public let limit: String?
+    /// How many times in a row a job of this kind may be running on a worker that dies (a trap in
+    /// a C library, the OOM killer) before the rescue makes it dead instead of running it again.
+    public let crashLimit: Int
     let decode: @Sendable (Data) throws -> Void
     let run: @Sendable (Data, JobContext) async throws -> Data?
 
@@ -59,6 +62,7 @@ public final class JobRegistry: Sendable {
     /// Registers a kind whose handler returns an encodable result (stored as the job's result).
     public func register<P: JobParameters, R: Encodable & Sendable>(
         _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(), limit: String? = nil,
+        crashLimit: Int = JobLifecycle.defaultCrashLimit,
         handler: @escaping @Sendable (P, JobContext) async throws -> R
     ) {
         let decode: @Sendable (Data) throws -> P = { data in
@@ -73,7 +77,7 @@ public final class JobRegistry: Sendable {
             }
         }
         let definition = JobKindDefinition(kind: P.kind, queue: P.queue, timeout: timeout, retryPolicy: retryPolicy,
-                                           limit: limit, decode: { _ = try decode($0) }) { data, context in
+                                           limit: limit, crashLimit: max(1, crashLimit), decode: { _ = try decode($0) }) { data, context in
             let parameters = try decode(data)
             let result = try await handler(parameters, context)
             if result is EmptyResult { return nil }
@@ -85,9 +89,10 @@ public final class JobRegistry: Sendable {
     /// Registers a kind whose handler returns nothing.
     public func register<P: JobParameters>(
         _ type: P.Type, timeout: Double = 300, retryPolicy: RetryPolicy = RetryPolicy(), limit: String? = nil,
+        crashLimit: Int = JobLifecycle.defaultCrashLimit,
         handler: @escaping @Sendable (P, JobContext) async throws -> Void
     ) {
-        register(type, timeout: timeout, retryPolicy: retryPolicy, limit: limit) { (parameters: P, context: JobContext) -> EmptyResult in
+        register(type, timeout: timeout, retryPolicy: retryPolicy, limit: limit, crashLimit: crashLimit) { (parameters: P, context: JobContext) -> EmptyResult in
             try await handler(parameters, context)
             return EmptyResult()
         }

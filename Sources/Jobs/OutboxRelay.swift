@@ -20,6 +20,15 @@ import Threading
 /// ``standbyGrace`` seconds, so a stalled leader (alive, but not publishing) delays jobs by that
 /// much and no more. Relays that all publish everything contend for the same rows and pages:
 /// one leader published more jobs a second than every relay together.
+///
+/// PostgreSQL is the truth and the broker a transport. Publishes are mandatory: a message the
+/// broker returns as unroutable (its queue deleted) stays pending and is published again after
+/// its queue is declared anew. A queue the broker refuses to declare (declared elsewhere with
+/// other arguments) fails its jobs with the broker's reason instead of blocking every publish.
+/// And every ``lostCheckInterval`` the leader compares, per queue, the published jobs waiting
+/// in the database for at least ``lostGrace`` with the messages the broker holds, and publishes
+/// the difference again, oldest first: a purged queue, a deleted one, a lost node's messages.
+/// Duplicates this makes are dropped by the workers' claims.
 public final class OutboxRelay: Sendable {
     private let postgres: PostgresConfiguration
     private let amqp: AMQPConfiguration
@@ -33,11 +42,16 @@ public final class OutboxRelay: Sendable {
     private let lockKey: Int64
     /// The relay's connections, for readiness (shared with the worker or coordinator that runs it).
     public let health: ConnectionHealth
+    /// Seconds between two comparisons of the database's waiting jobs with the broker's queues.
+    public let lostCheckInterval: Double
+    /// Seconds a published job must have waited before a missing message counts as lost.
+    public let lostGrace: Double
 
     /// - Parameter health: where the relay reports its PostgreSQL and AMQP connections (a new one when nil).
     /// - Parameter standbyGrace: seconds a due job waits for the leading relay before a standby publishes it.
     public init(postgres: PostgresConfiguration, amqp: AMQPConfiguration, namespace: String = "", logger: Logger,
-                batchSize: Int = 1000, health: ConnectionHealth? = nil, standbyGrace: Double = 5) {
+                batchSize: Int = 1000, health: ConnectionHealth? = nil, standbyGrace: Double = 5,
+                lostCheckInterval: Double = 5, lostGrace: Double = 10) {
         let health = health ?? ConnectionHealth()
         health.require(.relayDatabase)
         health.require(.relayBroker)
@@ -48,6 +62,8 @@ public final class OutboxRelay: Sendable {
         self.logger = logger
         self.batchSize = batchSize
         self.standbyGrace = standbyGrace
+        self.lostCheckInterval = lostCheckInterval
+        self.lostGrace = lostGrace
         self.lockKey = Self.lockKey(namespace: namespace)
     }
 
@@ -68,6 +84,9 @@ public final class OutboxRelay: Sendable {
         var declared = Set<String>()
         var backoff = Backoff(initial: 0.1, maximum: 5)
         var lastCleanup = Date.distantPast
+        var lastLostCheck = Date()
+        // The broker closed the channel (a refused declare): reconnect before publishing more.
+        var channelLost = false
         var leading = false
         var lastLeadAttempt = Date.distantPast
         while !owner.isStopping {
@@ -98,25 +117,24 @@ public final class OutboxRelay: Sendable {
                 let overdueBy = leading ? 0 : standbyGrace
                 var published = batchSize
                 while published == batchSize && !owner.isStopping {
-                    published = try db.transaction { connection -> Int in
-                        let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: connection)
-                        guard !entries.isEmpty else { return 0 }
-                        for entry in entries {
-                            if !declared.contains(entry.queue) {
-                                try JobTopology.declare(queue: entry.queue, namespace: namespace, on: mq)
-                                declared.insert(entry.queue)
-                            }
-                            try mq.publish(AMQPOutgoingMessage(
-                                exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
-                                body: Array(entry.id.uuidString.lowercased().utf8),
-                                properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
-                                                                  messageID: entry.id.uuidString.lowercased(), type: entry.kind)))
-                        }
-                        try mq.waitForConfirms(timeout: 30)
-                        try JobStore.markPublished(entries.map(\.id), on: connection)
-                        return entries.count
-                    }
+                    let pass = try publishBatch(db: db, mq: mq, overdueBy: overdueBy, declared: declared)
+                    published = pass.published
+                    declared = pass.declared
+                    channelLost = pass.channelLost
                     if published > 0 { Counter(label: "reparto_outbox_published_total").increment(by: published) }
+                    if channelLost { break }
+                }
+                if channelLost {
+                    channelLost = false
+                    broker?.abandon(); broker = nil
+                    continue
+                }
+                if leading && Date().timeIntervalSince(lastLostCheck) >= lostCheckInterval {
+                    lastLostCheck = Date()
+                    if try republishLost(db: db, mq: mq) {
+                        broker?.abandon(); broker = nil
+                        continue
+                    }
                 }
                 if Date().timeIntervalSince(lastCleanup) > 30 {
                     try JobStore.clearStaleOutbox(on: db)
@@ -149,5 +167,107 @@ public final class OutboxRelay: Sendable {
         }
         database?.close()
         broker?.close()
+    }
+
+    /// What one publishing transaction did.
+    private struct BatchPass {
+        var published = 0
+        var declared: Set<String>
+        /// The broker closed the channel (a refused declare): reconnect before publishing more.
+        var channelLost = false
+    }
+
+    /// Publishes one batch of due jobs in one transaction: declares their queues (failing the jobs
+    /// of a queue the broker refuses), publishes them mandatory, waits for the confirms, and marks
+    /// published those the broker did not return. A method of its own: inside the relay's loop, the
+    /// closure's captured state made one function the compiler needed minutes for.
+    @available(*, noasync)
+    private func publishBatch(db: PostgresConnection, mq: AMQPConnection, overdueBy: Double,
+                              declared: Set<String>) throws -> BatchPass {
+        var pass = BatchPass(declared: declared)
+        pass.published = try db.transaction { connection -> Int in
+            let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: connection)
+            guard !entries.isEmpty else { return 0 }
+            for queue in Set(entries.map(\.queue)).subtracting(pass.declared).sorted() {
+                do {
+                    try JobTopology.declare(queue: queue, namespace: namespace, on: mq)
+                    pass.declared.insert(queue)
+                } catch let error as AMQPError where Self.isRefusal(error) {
+                    // Only this queue's jobs fail; the rest go out once the channel is back.
+                    let ids = entries.filter { $0.queue == queue }.map(\.id)
+                    let name = JobTopology.queueName(queue, namespace: namespace)
+                    try JobStore.failUnpublishable(ids, reason: "the broker refused queue \(name): \(error.message)", on: connection)
+                    logger.error("outbox relay: a queue cannot be declared; its jobs are dead", metadata: [
+                        "queue": "\(queue)", "jobs": "\(ids.count)", "error": "\(error)"])
+                    pass.channelLost = true
+                    return ids.count
+                }
+            }
+            for entry in entries {
+                try mq.publish(AMQPOutgoingMessage(
+                    exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
+                    body: Array(entry.id.uuidString.lowercased().utf8),
+                    properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
+                                                      messageID: entry.id.uuidString.lowercased(), type: entry.kind),
+                    mandatory: true))
+            }
+            try mq.waitForConfirms(timeout: 30)
+            // Confirmed but unroutable (the queue was deleted after we declared it): not
+            // published; declared again before the next try.
+            let returned = Set(mq.takeReturned().compactMap { message -> UUID? in
+                UUID(uuidString: String(decoding: message.body, as: UTF8.self))
+            })
+            if !returned.isEmpty {
+                for entry in entries where returned.contains(entry.id) { pass.declared.remove(entry.queue) }
+                logger.warning("outbox relay: the broker returned unroutable jobs; declaring their queues again",
+                               metadata: ["count": "\(returned.count)"])
+                Counter(label: "reparto_outbox_returned_total").increment(by: returned.count)
+            }
+            let delivered = entries.map(\.id).filter { !returned.contains($0) }
+            try JobStore.markPublished(delivered, on: connection)
+            return delivered.count
+        }
+        return pass
+    }
+
+    /// A broker's permanent refusal of a declare: 406 PRECONDITION_FAILED (other arguments),
+    /// 403 ACCESS_REFUSED (permissions), 405 RESOURCE_LOCKED (an exclusive queue of another connection).
+    static func isRefusal(_ error: AMQPError) -> Bool {
+        [403, 405, 406].contains(error.replyCode ?? 0)
+    }
+
+    /// Compares, per queue, the jobs waiting in the database since their publish with the
+    /// broker's ready messages and marks the difference (oldest first) to be published again.
+    /// Returns true when the broker channel was closed by a missing queue (reconnect first).
+    @available(*, noasync)
+    private func republishLost(db: PostgresConnection, mq: AMQPConnection) throws -> Bool {
+        for (queue, waiting) in try JobStore.publishedWaitingByQueue(olderThan: lostGrace, on: db) {
+            // nil: the queue was deleted, and every waiting job's message went with it.
+            let count = try readyMessages(in: queue, on: mq)
+            let ready = count ?? 0
+            if ready < waiting {
+                let marked = try JobStore.republish(queue: queue, count: waiting - ready, olderThan: lostGrace, on: db)
+                if marked > 0 {
+                    logger.warning("the broker lost published jobs; publishing them again", metadata: [
+                        "queue": "\(queue)", "waiting": "\(waiting)", "broker_ready": "\(ready)", "republished": "\(marked)"])
+                    Counter(label: "reparto_outbox_republished_total").increment(by: marked)
+                }
+            }
+            if count == nil { return true }
+        }
+        return false
+    }
+
+    /// The ready messages of a queue, or nil when the broker has no such queue (which closes the
+    /// channel). A function of its own: the do/catch of a typed throw with a `where` clause, inline
+    /// in the loop above, sent the compiler's AllocBoxToStack pass into minutes of work.
+    @available(*, noasync)
+    private func readyMessages(in queue: String, on mq: AMQPConnection) throws(AMQPError) -> Int? {
+        do {
+            return try mq.messageCount(JobTopology.queueName(queue, namespace: namespace))
+        } catch {
+            if error.replyCode == 404 { return nil }
+            throw error
+        }
     }
 }

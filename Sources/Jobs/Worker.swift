@@ -39,10 +39,13 @@ public struct WorkerSettings: Sendable {
 /// A worker process's job loop, as a swift-service-lifecycle `Service`.
 ///
 /// Deliveries are claimed in batches (one UPDATE for many jobs, which also drops redeliveries of
-/// finished jobs), handlers run concurrently up to `concurrency` with the kind's timeout, and
-/// outcomes are committed in batches with their effects, then acknowledged: a message is acked
-/// only after its result is committed. On graceful shutdown the worker stops consuming, lets
-/// in-flight jobs finish within the drain timeout, hands the rest back, and returns.
+/// finished jobs), but only as many as there are free handler slots: a claimed job starts at once,
+/// so the attempt a claim counts is one that runs, and a worker that dies leaves no job claimed
+/// but not started (its prefetched deliveries go back to the broker uncounted). Handlers run
+/// concurrently up to `concurrency` with the kind's timeout, and outcomes are committed in batches
+/// with their effects, then acknowledged: a message is acked only after its result is committed.
+/// On graceful shutdown the worker stops consuming, lets in-flight jobs finish within the drain
+/// timeout, hands the rest back, and returns.
 public final class Worker: Service, Sendable {
     private struct Delivered: Sendable {
         var delivery: AMQPDelivery
@@ -57,6 +60,14 @@ public final class Worker: Service, Sendable {
     }
 
     private struct State {
+        /// Delivered, not yet claimed: a job is claimed only when a handler slot is free for it.
+        var pending: [Delivered] = []
+        /// Handler slots neither running a job nor reserved by a claim in flight.
+        var freeSlots: Int
+        /// A claim is in flight (one at a time: it takes every slot freed meanwhile).
+        var claiming = false
+        /// Draining: nothing more is claimed; pending deliveries go back to the broker.
+        var claimsStopped = false
         var running: [UUID: Task<Void, Never>] = [:]
         var cancelRequested: Set<UUID> = []
         /// Jobs whose timeout passed: their task was cancelled for it.
@@ -75,9 +86,9 @@ public final class Worker: Service, Sendable {
     private let logger: Logger
     private let consumer: any JobTransport
     private let relay: OutboxRelay?
-    private let semaphore: AsyncSemaphore
-    private let state = Mutex(State())
-    private let claims: Batcher<Delivered>
+    private let state: Mutex<State>
+    /// The most deliveries one claim takes.
+    private let maxClaimBatch: Int
     private let completions: Batcher<Completed>
 
     /// A worker on RabbitMQ and PostgreSQL (with an outbox relay when `settings.runsRelay`).
@@ -122,10 +133,10 @@ public final class Worker: Service, Sendable {
         self.health = health
         self.consumer = transport
         self.relay = relay
-        semaphore = AsyncSemaphore(settings.concurrency)
-        // Batchers call back into self, which does not exist yet: they reach it through a box.
+        state = Mutex(State(freeSlots: settings.concurrency))
+        maxClaimBatch = max(settings.prefetch, 100)
+        // The batcher calls back into self, which does not exist yet: it reaches it through a box.
         let box = WorkerBox()
-        claims = Batcher(maxBatch: max(settings.prefetch, 100)) { batch in await box.worker?.claim(batch) }
         completions = Batcher(maxBatch: 1000) { batch in await box.worker?.commit(batch) }
         box.worker = self
     }
@@ -134,6 +145,8 @@ public final class Worker: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "worker_id"] = "\(identity.id)"
         try await registerUntilReachable()
+        let kinds = registry.definitions.map { (kind: $0.kind, crashLimit: $0.crashLimit) }
+        _ = await retryingDatabase("record the kinds' crash limits") { try await self.storage.recordKinds(kinds) }
         relay?.start()
         consumer.start()
         logger.info("worker started", metadata: [
@@ -171,7 +184,35 @@ public final class Worker: Service, Sendable {
             consumer.reject(delivery, requeue: false)
             return
         }
-        claims.add(Delivered(delivery: delivery, id: id))
+        state.withLock { $0.pending.append(Delivered(delivery: delivery, id: id)) }
+        pumpClaims()
+    }
+
+    /// Starts a claim of as many pending deliveries as there are free slots, unless one is in
+    /// flight (it pumps again when it ends) or the worker drains (pending deliveries then go back
+    /// to the broker with the channel, unclaimed and uncounted).
+    private func pumpClaims() {
+        let batch = state.withLock { state -> [Delivered]? in
+            guard !state.claiming, !state.claimsStopped, state.freeSlots > 0, !state.pending.isEmpty else { return nil }
+            let count = min(state.freeSlots, state.pending.count, maxClaimBatch)
+            state.freeSlots -= count
+            state.claiming = true
+            defer { state.pending.removeFirst(count) }
+            return Array(state.pending.prefix(count))
+        }
+        guard let batch else { return }
+        Task {
+            await claim(batch)
+            state.withLock { $0.claiming = false }
+            pumpClaims()
+        }
+    }
+
+    /// Gives a handler slot back and claims more if deliveries wait.
+    private func releaseSlots(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.freeSlots += count }
+        pumpClaims()
     }
 
     private func claim(_ batch: [Delivered]) async {
@@ -181,24 +222,26 @@ public final class Worker: Service, Sendable {
             try await self.storage.claim(ids, workerID: workerID)
         } ?? []
         var byID = Dictionary(claimed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var unused = 0
         for item in batch {
             guard let job = byID.removeValue(forKey: item.id) else {
                 // Finished, cancelled, or running elsewhere: nothing to do but acknowledge.
                 consumer.ack(item.delivery)
+                unused += 1
                 continue
             }
             start(job, delivery: item.delivery)
         }
+        releaseSlots(unused)
     }
 
     // MARK: running handlers
 
+    /// Runs a claimed job in the slot its claim reserved.
     private func start(_ job: ClaimedJob, delivery: AMQPDelivery) {
         // The task is created under the lock, so it is registered before its own cleanup can run.
         state.withLock { state in
             let task = Task {
-                await semaphore.acquire()
-                defer { semaphore.release() }
                 let outcome = await execute(job)
                 self.state.withLock { state in
                     state.running[job.id] = nil
@@ -206,6 +249,7 @@ public final class Worker: Service, Sendable {
                     state.timedOut.remove(job.id)
                 }
                 completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
+                releaseSlots(1)
             }
             state.running[job.id] = task
             if state.draining { task.cancel() }
@@ -417,6 +461,7 @@ public final class Worker: Service, Sendable {
     private func drain() async {
         logger.info("draining", metadata: ["in_flight": "\(state.withLock { $0.running.count })"])
         consumer.stopConsuming()
+        state.withLock { $0.claimsStopped = true }
         let deadline = ContinuousClock.now + .seconds(settings.drainTimeout)
         while case .wait = DrainDecision.next(running: state.withLock { $0.running.count }, now: .now, deadline: deadline) {
             try? await Task.sleep(for: .milliseconds(20))
@@ -427,7 +472,11 @@ public final class Worker: Service, Sendable {
         }
         leftovers.forEach { $0.cancel() }
         for task in leftovers { await task.value }
-        await claims.waitUntilIdle()
+        // A claim in flight started its jobs as `draining` was set: they were handed back above or
+        // are handed back by execute() at once; wait for it, then for their commits.
+        while state.withLock({ $0.claiming }) { try? await Task.sleep(for: .milliseconds(5)) }
+        let late = state.withLock { Array($0.running.values) }
+        for task in late { task.cancel(); await task.value }
         await completions.waitUntilIdle()
         await consumer.close()
     }

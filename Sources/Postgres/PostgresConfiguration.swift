@@ -22,6 +22,9 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     public var sslRootCertificate: String?
     /// libpq's `gssencmode`; nil leaves libpq's default (`prefer`, or `PGGSSENCMODE`).
     public var gssEncryptionMode: GSSEncryptionMode?
+    /// Session settings every connection starts with (`-c name=value` in libpq's `options`), e.g.
+    /// `reparto.namespace`. Names and values are escaped; they are not secrets.
+    public var sessionSettings: [String: String] = [:]
 
     /// Whether and how the connection uses TLS (libpq's `sslmode`).
     public enum SSLMode: String, Sendable, CaseIterable {

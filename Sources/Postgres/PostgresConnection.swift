@@ -136,6 +136,16 @@ public final class PostgresConnection {
 
     /// Calls `body` with libpq keyword/value arrays for `configuration`. The C copies are wiped
     /// (one of them is the password) and freed afterwards.
+    /// libpq's `options` splits on spaces; a backslash escapes the next character.
+    static func optionEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == " " || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     private static func withConnectionParameters<Result>(
         _ configuration: PostgresConfiguration,
         _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<UnsafePointer<CChar>?>) -> Result
@@ -148,7 +158,9 @@ public final class PostgresConnection {
             ("application_name", configuration.applicationName),
             ("connect_timeout", String(max(0, configuration.connectTimeout))),
             ("client_encoding", "UTF8"),
-            ("options", "-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres"),
+            ("options", (["-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres"]
+                         + configuration.sessionSettings.sorted { $0.key < $1.key }.map { "-c \(optionEscaped($0.key))=\(optionEscaped($0.value))" })
+                .joined(separator: " ")),
         ]
         if let mode = configuration.sslMode { pairs.append(("sslmode", mode.rawValue)) }
         if let path = configuration.sslRootCertificate { pairs.append(("sslrootcert", path)) }

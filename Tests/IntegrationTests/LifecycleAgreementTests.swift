@@ -10,13 +10,13 @@ import Testing
 struct LifecycleAgreementTests {
     /// A job set to `state` (running on a worker that never heartbeated, when running).
     private func job(in cluster: TestCluster, state: JobState, attempts: Int = 1, maxAttempts: Int = 3,
-                     cancelRequested: Bool = false) async throws -> UUID {
+                     cancelRequested: Bool = false, crashes: Int = 0) async throws -> UUID {
         let id = try await cluster.client.enqueue(NoopJob(), options: JobOptions(maxAttempts: maxAttempts))
         _ = try await cluster.postgres.query("""
             UPDATE jobs SET state = $2, attempts = $3, cancel_requested = $4,
-                worker_id = CASE WHEN $2 = 'running' THEN 'gone' END
+                worker_id = CASE WHEN $2 = 'running' THEN 'gone' END, crashes = $5
             WHERE id = $1
-            """, [id, state.rawValue, attempts, cancelRequested])
+            """, [id, state.rawValue, attempts, cancelRequested, Int16(crashes)])
         return id
     }
 
@@ -30,12 +30,17 @@ struct LifecycleAgreementTests {
         let cluster = try await TestCluster.make()
         for cancelRequested in [false, true] {
             for attempts in [1, 3] {
-                let id = try await job(in: cluster, state: .running, attempts: attempts, maxAttempts: 3, cancelRequested: cancelRequested)
-                _ = try await cluster.postgres.withTransaction { try JobStore.rescueOrphans(on: $0) }
-                let expected = JobLifecycle.rescue(cancelRequested: cancelRequested, attempts: attempts, maxAttempts: 3)
-                let (state, publish, _) = try await state(of: id, in: cluster)
-                #expect(state == expected.state, "cancel requested \(cancelRequested), attempts \(attempts)")
-                #expect(publish == expected.republish, "cancel requested \(cancelRequested), attempts \(attempts)")
+                for crashes in [0, 1] {
+                    let id = try await job(in: cluster, state: .running, attempts: attempts, maxAttempts: 3,
+                                           cancelRequested: cancelRequested, crashes: crashes)
+                    _ = try await cluster.postgres.withTransaction { try JobStore.rescueOrphans(on: $0) }
+                    let expected = JobLifecycle.rescue(cancelRequested: cancelRequested, attempts: attempts, maxAttempts: 3,
+                                                       crashes: crashes, crashLimit: JobLifecycle.defaultCrashLimit)
+                    let (state, publish, _) = try await state(of: id, in: cluster)
+                    let context = "cancel requested \(cancelRequested), attempts \(attempts), crashes \(crashes)"
+                    #expect(state == expected.state, "\(context)")
+                    #expect(publish == expected.republish, "\(context)")
+                }
             }
         }
         await cluster.shutdown()

@@ -80,9 +80,13 @@ struct RelayLeadershipTests {
     }
 
     @Test func namespacesHaveLeadersOfTheirOwn() {
-        let keys = Set(["", "a", "b", "reparto_t_1234abcd"].map(OutboxRelay.lockKey(namespace:)))
+        let namespaces = ["", "a", "b", "reparto_t_1234abcd"]
+        let keys = Set(namespaces.map(OutboxRelay.lockKey(namespace:)))
+        let coordinators = Set(namespaces.map(Coordinator.leaderLockKey(namespace:)))
         #expect(keys.count == 4)
-        #expect(!keys.contains(Coordinator.leaderLockKey))
+        #expect(coordinators.count == 4)
+        #expect(keys.isDisjoint(with: coordinators))
         #expect(!keys.contains(Migrator.lockKey))
+        #expect(!coordinators.contains(Migrator.lockKey))
     }
 }

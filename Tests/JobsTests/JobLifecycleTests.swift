@@ -49,8 +49,9 @@ import Testing
         #expect(!JobLifecycle.canClaim(state, due: false, ownerAlive: false))
     }
 
-    @Test func aRunningJobIsClaimedOnlyWhenItsWorkerIsGone() {
-        #expect(JobLifecycle.canClaim(.running, due: true, ownerAlive: false))
+    @Test func aRunningJobIsNeverClaimedEvenWhenItsWorkerIsGone() {
+        // Only the rescue ends a dead worker's attempt, so the crash is counted.
+        #expect(!JobLifecycle.canClaim(.running, due: true, ownerAlive: false))
         #expect(!JobLifecycle.canClaim(.running, due: true, ownerAlive: true))
     }
 
@@ -106,6 +107,18 @@ import Testing
     @Test func aRescuedJobWhoseCancelWasRequestedIsCancelledEvenWithAttemptsLeft() {
         #expect(JobLifecycle.rescue(cancelRequested: true, attempts: 1, maxAttempts: 5) == .init(state: .cancelled, republish: false))
         #expect(JobLifecycle.rescue(cancelRequested: true, attempts: 5, maxAttempts: 5).state == .cancelled)
+    }
+
+    @Test func aJobWhoseWorkerDiedAsOftenAsItsCrashLimitIsDeadWithAttemptsLeft() {
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, crashes: 0, crashLimit: 2).state == .failed)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, crashes: 1, crashLimit: 2)
+                == .init(state: .dead, republish: false))
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, crashes: 1, crashLimit: 3).state == .failed)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, crashes: 0, crashLimit: 1).state == .dead)
+    }
+
+    @Test func aCancelRequestedJobIsCancelledRatherThanDeadAtItsCrashLimit() {
+        #expect(JobLifecycle.rescue(cancelRequested: true, attempts: 2, maxAttempts: 25, crashes: 1, crashLimit: 2).state == .cancelled)
     }
 
     // MARK: cancel and retry

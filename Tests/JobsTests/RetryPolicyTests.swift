@@ -110,31 +110,9 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(batches.flatMap { $0 }.sorted() == Array(0..<100))
         #expect(batches.allSatisfy { $0.count <= 7 })
     }
-
-    @Test func semaphoreBoundsConcurrency() async {
-        let semaphore = AsyncSemaphore(3)
-        let gauge = Collector()
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<30 {
-                group.addTask {
-                    await semaphore.acquire()
-                    await gauge.enter()
-                    await Task.yield()
-                    await gauge.leave()
-                    semaphore.release()
-                }
-            }
-        }
-        #expect(await gauge.maximum <= 3)
-        #expect(await gauge.maximum >= 1)
-    }
 }
 
 actor Collector {
     var batches: [[Int]] = []
-    var current = 0
-    var maximum = 0
     func add(_ batch: [Int]) { batches.append(batch) }
-    func enter() { current += 1; maximum = max(maximum, current) }
-    func leave() { current -= 1 }
 }

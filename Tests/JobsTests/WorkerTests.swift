@@ -120,6 +120,23 @@ import Testing
         try await harness.stop()
     }
 
+    /// Claim only what can start: with both slots busy, the deliveries behind them stay unclaimed
+    /// (queued, no attempt counted), so a worker that died now would charge them nothing.
+    @Test func deliveriesBeyondTheFreeSlotsAreNotClaimed() async throws {
+        let harness = Harness()  // two slots
+        let long = (0..<2).map { _ in harness.storage.insert(kind: SleepJob.kind, parameters: #"{"seconds": 600}"#) }
+        let waiting = (0..<5).map { _ in harness.storage.insert(kind: NoopJob.kind) }
+        for id in long + waiting { harness.transport.deliver(id.uuidString) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !long.allSatisfy({ harness.storage.row($0)?.state == .running }) {
+            guard ContinuousClock.now < deadline else { Issue.record("the long jobs never started"); break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Both slots are taken until the long jobs end: nothing else may have been claimed.
+        #expect(waiting.allSatisfy { harness.storage.row($0)?.state == .queued && harness.storage.row($0)?.attempts == 0 })
+        try await harness.stop()
+    }
+
     @Test func manyJobsAreAllCommittedAndTheWorkerRecordsItsCountsWhenItStops() async throws {
         let harness = Harness()
         let ids = (0..<20).map { _ in harness.storage.insert(kind: NoopJob.kind) }

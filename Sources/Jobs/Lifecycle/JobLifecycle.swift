@@ -9,7 +9,7 @@ import Foundation
 ///   │                 │ ├──cancel requested──▶ cancelled
 ///   │                 │ ├──handed back (drain)──▶ queued (attempt not counted)
 ///   │                 │ └──"retry at T" (a 429)──▶ queued, published at T (attempt not counted)
-///   │                 └──worker stopped heartbeating (rescue)──▶ failed | dead | cancelled
+///   │                 └──worker stopped heartbeating (rescue)──▶ failed | dead (crash limit) | cancelled
 ///   └──operator retry── dead | cancelled
 /// waiting (queued, failed) ──cancel──▶ cancelled;   running ──cancel──▶ cancel_requested
 /// claim of a paused queue/kind ──▶ parked (published again on resume); over a limit ──▶ deferred
@@ -38,12 +38,13 @@ public enum JobLifecycle {
 
     // MARK: claim
 
-    /// Whether a worker's claim takes a delivered job: a waiting job that is due, or a running
-    /// one whose worker stopped heartbeating (its redelivered message). Finished, cancelled and
-    /// running-elsewhere jobs are not claimed; their message is only acknowledged.
+    /// Whether a worker's claim takes a delivered job: a waiting job that is due. Finished,
+    /// cancelled and running jobs are not claimed; their message is only acknowledged. A job
+    /// running on a worker that stopped heartbeating is not claimed either: only the rescue
+    /// ends that attempt, so each crash is counted (``rescue(cancelRequested:attempts:maxAttempts:crashes:crashLimit:)``).
+    /// `ownerAlive` is kept for the callers' symmetry with the running case; it changes nothing.
     public static func canClaim(_ state: JobState, due: Bool, ownerAlive: Bool) -> Bool {
-        if waiting.contains(state) { return due }
-        return state == .running && !ownerAlive
+        waiting.contains(state) && due
     }
 
     // MARK: completion
@@ -81,10 +82,17 @@ public enum JobLifecycle {
         public var republish: Bool
     }
 
-    /// A cancel-requested job is cancelled (it must not run again); a job with its attempts spent
-    /// is dead; any other is failed and due now (the lost attempt counts).
-    public static func rescue(cancelRequested: Bool, attempts: Int, maxAttempts: Int) -> Rescue {
+    /// The default of a kind's crash limit: a job whose attempts ended with their worker gone this
+    /// many times in a row is dead.
+    public static let defaultCrashLimit = 2
+
+    /// A cancel-requested job is cancelled (it must not run again); a job whose worker died
+    /// `crashLimit` times in a row while running it (`crashes` before this one) is dead, and so is a
+    /// job with its attempts spent; any other is failed and due now (the lost attempt counts).
+    public static func rescue(cancelRequested: Bool, attempts: Int, maxAttempts: Int, crashes: Int = 0,
+                              crashLimit: Int = defaultCrashLimit) -> Rescue {
         if cancelRequested { return Rescue(state: .cancelled, republish: false) }
+        if crashes + 1 >= crashLimit { return Rescue(state: .dead, republish: false) }
         if attempts >= maxAttempts { return Rescue(state: .dead, republish: false) }
         return Rescue(state: .failed, republish: true)
     }

@@ -18,6 +18,14 @@ public protocol WorkerStorage: Sendable {
                    local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID])
     /// Records the worker stopped, with its final counts.
     func markStopped(workerID: String, succeeded: Int, failed: Int) async throws
+    /// Records what the coordinator's rescue needs to know of the kinds this worker runs (their
+    /// crash limits), when the worker starts.
+    func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws
+}
+
+extension WorkerStorage {
+    /// Storage without a coordinator (in-memory tests) has nothing to record.
+    public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {}
 }
 
 /// PostgreSQL as ``WorkerStorage``: ``JobStore``'s statements on a `PostgresClient`'s connections.
@@ -25,10 +33,15 @@ public struct PostgresWorkerStorage: WorkerStorage {
     public let postgres: PostgresClient
     /// Kind → the limit its jobs run under when they name none (``JobRegistry/defaultLimits``).
     public let defaultLimits: [String: String]
+    /// The heartbeat's own connection: behind claims and completions in the shared pool, a busy
+    /// worker's heartbeat came late enough for the coordinator to take the worker for dead and
+    /// run its jobs twice.
+    private let heartbeats: PostgresClient
 
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
         self.postgres = postgres
         self.defaultLimits = defaultLimits
+        heartbeats = PostgresClient(configuration: postgres.configuration, maxConnections: 1)
     }
 
     public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
@@ -57,12 +70,22 @@ public struct PostgresWorkerStorage: WorkerStorage {
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
                           local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID]) {
-        try await postgres.withConnection {
+        try await heartbeats.withConnection {
             try JobStore.heartbeat(worker, succeeded: succeeded, failed: failed, inFlight: inFlight, local: local, on: $0)
         }
     }
 
     public func markStopped(workerID: String, succeeded: Int, failed: Int) async throws {
-        try await postgres.withConnection { try JobStore.markStopped(workerID: workerID, succeeded: succeeded, failed: failed, on: $0) }
+        do {
+            try await postgres.withConnection { try JobStore.markStopped(workerID: workerID, succeeded: succeeded, failed: failed, on: $0) }
+        } catch {
+            await heartbeats.shutdown()
+            throw error
+        }
+        await heartbeats.shutdown()
+    }
+
+    public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {
+        try await postgres.withConnection { try JobStore.recordKinds(kinds, on: $0) }
     }
 }

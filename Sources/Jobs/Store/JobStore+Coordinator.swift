@@ -11,22 +11,49 @@ extension JobStore {
     }
 
     /// Fails the running jobs of workers that stopped heartbeating, so the relay runs them again;
-    /// a job whose cancellation was requested becomes cancelled instead (it must not run again).
+    /// a job whose cancellation was requested becomes cancelled instead (it must not run again),
+    /// and one whose worker died as many times in a row as its kind's crash limit (`job_kinds`,
+    /// default ``JobLifecycle/defaultCrashLimit``) while running it is dead: a poison job stops
+    /// taking workers down with it. The mirror is ``JobLifecycle/rescue(cancelRequested:attempts:maxAttempts:crashes:crashLimit:)``.
     @available(*, noasync)
     static func rescueOrphans(on connection: PostgresConnection) throws -> Int {
         let rows = try connection.query("""
+            WITH orphan AS (
+                SELECT j.id, j.crashes + 1 AS crashes,
+                       coalesce((SELECT k.crash_limit FROM job_kinds k WHERE k.kind = j.kind), \(JobLifecycle.defaultCrashLimit)) AS crash_limit
+                FROM jobs j
+                WHERE j.state = 'running' AND j.worker_id IS NOT NULL AND NOT EXISTS (
+                    SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))
+                FOR UPDATE OF j
+            )
             UPDATE jobs j SET
+                crashes = o.crashes,
                 state = CASE WHEN j.cancel_requested THEN 'cancelled'
-                             WHEN j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
-                last_error = 'worker ' || coalesce(j.worker_id, '?') || ' stopped heartbeating while running this job',
+                             WHEN o.crashes >= o.crash_limit OR j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
+                last_error = CASE WHEN o.crashes >= o.crash_limit AND NOT j.cancel_requested
+                                  THEN 'crashed its worker ' || o.crashes || ' times in a row (last: worker '
+                                       || coalesce(j.worker_id, '?') || ' stopped heartbeating while running it)'
+                                  ELSE 'worker ' || coalesce(j.worker_id, '?') || ' stopped heartbeating while running this job' END,
                 finished_at = now(), run_after = now(),
-                publish_pending = (j.attempts < j.max_attempts AND NOT j.cancel_requested)
-            WHERE j.state = 'running' AND j.worker_id IS NOT NULL AND NOT EXISTS (
-                SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))
+                publish_pending = (j.attempts < j.max_attempts AND o.crashes < o.crash_limit AND NOT j.cancel_requested)
+            FROM orphan o
+            WHERE j.id = o.id
             RETURNING j.id, j.production_id
             """)
         if rows.count > 0 { try connection.notify(outboxChannel, payload: "") }
         return rows.count
+    }
+
+    /// Records the kinds a worker runs with what the rescue needs of them (their crash limits).
+    @available(*, noasync)
+    static func recordKinds(_ kinds: [(kind: String, crashLimit: Int)], on connection: PostgresConnection) throws {
+        guard !kinds.isEmpty else { return }
+        try connection.query("""
+            INSERT INTO job_kinds (kind, crash_limit)
+            SELECT * FROM unnest($1::text[], $2::int2[])
+            ON CONFLICT (kind) DO UPDATE SET crash_limit = EXCLUDED.crash_limit, updated_at = now()
+            WHERE job_kinds.crash_limit IS DISTINCT FROM EXCLUDED.crash_limit
+            """, [kinds.map(\.kind), kinds.map { Int16(clamping: max(1, $0.crashLimit)) }])
     }
 
     /// Productions whose current stage has no job left to run.
@@ -73,10 +100,11 @@ extension JobStore {
     }
 
     @available(*, noasync)
-    static func finishProduction(_ id: UUID, withFailures: Bool, on connection: PostgresConnection) throws {
+    static func finishProduction(_ id: UUID, withFailures: Bool, reason: String? = nil, on connection: PostgresConnection) throws {
         try connection.query("""
-            UPDATE productions SET state = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND state = 'running'
-            """, [id, withFailures ? "completed_with_failures" : "completed"])
+            UPDATE productions SET state = $2, finished_at = now(), updated_at = now(), finish_reason = $3
+            WHERE id = $1 AND state = 'running'
+            """, [id, withFailures ? "completed_with_failures" : "completed", reason])
         try connection.notify(progressChannel, payload: id.uuidString.lowercased())
     }
 }

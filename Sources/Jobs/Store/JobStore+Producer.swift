@@ -40,7 +40,7 @@ extension JobStore {
                         $9::uuid[], $10::text[], $11::timestamptz[], $12::text[], $13::float8[])
                  AS u(id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key, production_id, stage,
                       run_after, limit_key, cost)
-            ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            ON CONFLICT (namespace, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING id
             """, [
                 requests.map(\.id),
@@ -48,8 +48,8 @@ extension JobStore {
                 requests.map(\.queue),
                 requests.map { PostgresJSON($0.parameters) },
                 requests.map { Int16($0.options.priority.value) },
-                requests.map { Int32(max(1, $0.options.maxAttempts)) },
-                requests.map { $0.options.timeout.map { Int32(clamping: Int(($0 * 1000).rounded())) } },
+                requests.map { Int32(clamping: max(1, $0.options.maxAttempts)) },
+                requests.map { $0.options.timeout.map(JobStore.milliseconds) },
                 requests.map(\.options.idempotencyKey),
                 requests.map(\.options.productionID),
                 requests.map(\.options.stage),

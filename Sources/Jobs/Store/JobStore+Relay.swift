@@ -50,4 +50,42 @@ extension JobStore {
             WHERE publish_pending AND state NOT IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
             """)
     }
+
+    /// Marks jobs whose queue the broker refuses dead, with the broker's reason.
+    @available(*, noasync)
+    static func failUnpublishable(_ ids: [UUID], reason: String, on connection: PostgresConnection) throws {
+        try connection.query("""
+            UPDATE jobs SET state = 'dead', publish_pending = false, finished_at = now(), last_error = $2
+            WHERE id = ANY($1::uuid[]) AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+            """, [ids, reason])
+    }
+
+    /// Per queue, the published jobs waiting to be claimed for at least `seconds` (their messages
+    /// should be in the broker's queue, or held by a worker).
+    @available(*, noasync)
+    static func publishedWaitingByQueue(olderThan seconds: Double, on connection: PostgresConnection) throws -> [(String, Int)] {
+        try connection.query(prepared: """
+            SELECT queue, count(*) AS n FROM jobs
+            WHERE state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND NOT publish_pending
+              AND run_after <= now() - make_interval(secs => $1::float8)
+            GROUP BY queue ORDER BY queue
+            """, [seconds]).compactMap { row in
+                guard let queue = row.string("queue"), let count = row.int("n") else { return nil }
+                return (queue, count)
+            }
+    }
+
+    /// Marks the `count` oldest published jobs waiting in `queue` to be published again.
+    @available(*, noasync)
+    static func republish(queue: String, count: Int, olderThan seconds: Double, on connection: PostgresConnection) throws -> Int {
+        try connection.query("""
+            UPDATE jobs SET publish_pending = true WHERE id IN (
+                SELECT id FROM jobs
+                WHERE queue = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND NOT publish_pending
+                  AND run_after <= now() - make_interval(secs => $3::float8)
+                ORDER BY run_after LIMIT $2
+                FOR UPDATE SKIP LOCKED)
+            RETURNING id
+            """, [queue, count, seconds]).count
+    }
 }

@@ -37,12 +37,12 @@ extension JobStore {
             cron = expression.source
             timezone = zone.identifier
         case .every(let interval):
-            every = Int32(interval.seconds)
+            every = Int32(clamping: interval.seconds)
         }
         let row = try connection.query("""
             INSERT INTO schedules (name, cron, every_seconds, timezone, kind, queue, params, priority, max_attempts, timeout_ms, next_run_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11)
-            ON CONFLICT (name) DO UPDATE SET
+            ON CONFLICT (namespace, name) DO UPDATE SET
                 cron = EXCLUDED.cron, every_seconds = EXCLUDED.every_seconds, timezone = EXCLUDED.timezone,
                 kind = EXCLUDED.kind, queue = EXCLUDED.queue, params = EXCLUDED.params, priority = EXCLUDED.priority,
                 max_attempts = EXCLUDED.max_attempts, timeout_ms = EXCLUDED.timeout_ms,
@@ -50,8 +50,8 @@ extension JobStore {
             RETURNING \(scheduleColumns), (xmax <> 0) AS replaced
             """, [
                 definition.name, cron, every, timezone, definition.kind, definition.queue, PostgresJSON(definition.parameters),
-                Int16(definition.priority.value), Int32(definition.maxAttempts),
-                definition.timeout.map { Int32(clamping: Int(($0 * 1000).rounded())) }, next,
+                Int16(definition.priority.value), Int32(clamping: definition.maxAttempts),
+                definition.timeout.map(JobStore.milliseconds), next,
             ]).first
         guard let row else { throw ScheduleError.notFound(definition.name) }
         return (try scheduleRecord(row), row.bool("replaced") ?? false)

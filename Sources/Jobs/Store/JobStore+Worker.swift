@@ -3,8 +3,9 @@ import Postgres
 
 // Workers: claims, completions, heartbeats.
 extension JobStore {
-    /// Claims delivered jobs for a worker: only jobs waiting to run, or running on a worker that
-    /// stopped heartbeating. Anything else (finished, cancelled, running elsewhere) is not claimed.
+    /// Claims delivered jobs for a worker: only jobs waiting to run. Anything else (finished,
+    /// cancelled, running here or on a worker that stopped heartbeating) is not claimed: a dead
+    /// worker's attempt ends only through the rescue, which counts the crash.
     ///
     /// Jobs under no limit and of no paused queue or kind are claimed by one statement (the fast
     /// path); the others go through ``claimControlled(_:workerID:defaultLimits:on:)``, which parks
@@ -45,11 +46,9 @@ extension JobStore {
             """
     }
 
-    /// Which delivered jobs a worker may claim: due waiting jobs, and running ones whose worker is gone.
+    /// Which delivered jobs a worker may claim: due waiting jobs (see ``JobLifecycle/canClaim(_:due:ownerAlive:)``).
     static let claimableCondition = """
-        ((j.state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND j.run_after <= now())
-         OR (j.state = 'running' AND NOT EXISTS (
-              SELECT 1 FROM workers w WHERE w.id = j.worker_id AND reparto_worker_alive(w))))
+        (j.state IN \(JobLifecycle.sqlList(JobLifecycle.waiting)) AND j.run_after <= now())
         """
 
     static let claimedColumns = "j.id, j.kind, j.params, j.attempts, j.max_attempts, j.production_id, j.stage, j.timeout_ms, j.rate_limited, j.limit_key, j.last_error"
@@ -185,6 +184,7 @@ extension JobStore {
                 attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
                 worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END,
                 rate_limited = j.rate_limited + (u.run_at IS NOT NULL)::int,
+                crashes = CASE WHEN u.state = 'queued' THEN j.crashes ELSE 0 END,
                 deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
             FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
                  AS u(id, attempt, state, result, error, delay_s, run_at, moved)

@@ -13,4 +13,11 @@ import Postgres
 enum JobStore {
     static let outboxChannel = "reparto_outbox"
     static let progressChannel = "reparto_progress"
+
+    /// Seconds as whole milliseconds for an `int4` column, clamped (a timeout of 1e300 s from a
+    /// command line must not trap the process that stores it); non-finite or negative is 0.
+    static func milliseconds(_ seconds: Double) -> Int32 {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return seconds * 1000 >= Double(Int32.max) ? Int32.max : Int32((seconds * 1000).rounded())
+    }
 }
