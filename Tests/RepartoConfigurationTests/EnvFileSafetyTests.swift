@@ -35,10 +35,11 @@ struct EnvFileSafetyTests {
     }
 
     @Test func someoneElsesFileIsRefused() throws {
-        let (_, path) = try defaultFile(mode: 0o600)
+        let (directory, path) = try defaultFile(mode: 0o600)
         // The owner check itself, for a file this user owns, against another uid.
         let error = #expect(throws: ConfigurationError.self) { try EnvFile.readIfSafe(path, owner: geteuid() &+ 1) }
         #expect(error == .unsafeEnvFile(path: path, reason: "it is owned by uid \(geteuid()), not by the current user (uid \(geteuid() &+ 1))"))
+        withExtendedLifetime(directory) {}
     }
 
     @Test func someoneElsesFileIsRefusedWhereChownWorks() throws {
