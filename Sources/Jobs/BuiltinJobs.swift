@@ -26,7 +26,7 @@ public struct SleepJob: JobParameters {
 public struct FailJob: JobParameters {
     public static let kind = "fail"
     public var message: String
-    /// Succeed from this attempt on (nil: never).
+    /// Succeed from this attempt on (1 or more; nil: never).
     public var succeedOnAttempt: Int?
     /// Fail without retries.
     public var permanent: Bool
@@ -39,7 +39,7 @@ public struct FailJob: JobParameters {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         message = try container.decodeIfPresent(String.self, forKey: .message) ?? "deliberate failure"
-        succeedOnAttempt = try container.decodeIfPresent(Int.self, forKey: .succeedOnAttempt)
+        succeedOnAttempt = try container.decodeIfPresent(Int.self, forKey: .succeedOnAttempt, in: 1...Int.max)
         permanent = try container.decodeIfPresent(Bool.self, forKey: .permanent) ?? false
     }
 }

@@ -30,7 +30,7 @@ public enum JobError: Error, Sendable, Equatable, CustomStringConvertible {
         case .permanent(let reason): return reason
         case .invalidParameters(let kind, let reason): return "invalid parameters for job kind '\(kind)': \(reason)"
         case .invalidParameter(let kind, let field, let reason):
-            return "invalid parameters for job kind '\(kind)': \(field) \(reason)"
+            return "invalid parameters for job kind '\(kind)': \(field): \(reason)"
         case .unknownKind(let kind): return "no handler for job kind '\(kind)' on this worker"
         case .timedOut(let seconds): return "timed out after \(seconds) s"
         case .cancelled: return "cancelled"

@@ -114,12 +114,14 @@ extension KeyedDecodingContainer {
 
     /// An integer in `range`.
     public func decode(_ type: Int.Type, forKey key: Key, in range: ClosedRange<Int>) throws -> Int {
-        try ParameterRange.check(decode(Int.self, forKey: key), in: range, key: key, container: self)
+        try ParameterRange.check(ParameterRange.atKey(key, in: self) { try decode(Int.self, forKey: key) },
+                                 in: range, key: key, container: self)
     }
 
     /// An integer in `range`, or nil when the key is absent or null.
     public func decodeIfPresent(_ type: Int.Type, forKey key: Key, in range: ClosedRange<Int>) throws -> Int? {
-        try decodeIfPresent(Int.self, forKey: key).map { try ParameterRange.check($0, in: range, key: key, container: self) }
+        try ParameterRange.atKey(key, in: self) { try decodeIfPresent(Int.self, forKey: key) }
+            .map { try ParameterRange.check($0, in: range, key: key, container: self) }
     }
 
     /// An array whose element count is in `count`.
@@ -153,6 +155,20 @@ enum ParameterRange {
                 forKey: key, in: container, debugDescription: "must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
         }
         return value
+    }
+
+    /// Runs `decode`, giving a number that fits no `Int` the key it was read at: Foundation
+    /// throws its own internal error there (`1e308`), reported as invalid JSON with no path.
+    static func atKey<Key: CodingKey, T>(_ key: Key, in container: KeyedDecodingContainer<Key>,
+                                         _ decode: () throws -> T) throws -> T {
+        do {
+            return try decode()
+        } catch let error as DecodingError {
+            guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty else { throw error }
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "must be a whole number that fits 64 bits")
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "must be a whole number that fits 64 bits")
+        }
     }
 
     /// Whole numbers without a fraction (`86400`, not `86400.0`).

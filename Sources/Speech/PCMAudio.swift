@@ -128,7 +128,8 @@ public struct PCMAudio: Sendable, Hashable {
     /// push the peak past full scale is lowered to just reach it.
     public func amplified(by gain: Double) -> PCMAudio {
         let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
-        var factor = gain.isFinite ? Float(max(0, gain)) : 1  // Float(1e300) is infinite: 0 × ∞ would be NaN
+        // Bounded before the conversion: Float(1e300) is infinite, and silence × ∞ is NaN.
+        var factor = gain.isNaN ? 1 : Float(min(max(0, gain), 1e6))
         if peak > 0, factor * peak > 1 { factor = 1 / peak }
         guard factor != 1 else { return self }
         return PCMAudio(sampleRate: sampleRate, channels: channels, samples: samples.map { $0 * factor })

@@ -91,7 +91,12 @@ public struct SynthesisOptions: Codable, Sendable, Hashable {
         }
         speed = try container.decodeIfPresent(Double.self, forKey: .speed) ?? 1
         guard speed.isFinite, Self.speedRange.contains(speed) else { throw refuse(.speed, "0.1 and 4", "\(speed)") }
-        pitch = try container.decodeIfPresent(Int.self, forKey: .pitch)
+        do { pitch = try container.decodeIfPresent(Int.self, forKey: .pitch) } catch let error as DecodingError {
+            throw error
+        } catch {
+            // 1e308: Foundation throws an internal error here, reported later with no key.
+            throw refuse(.pitch, "0 and 99", "a number that fits no integer")
+        }
         if let pitch, !Self.pitchRange.contains(pitch) { throw refuse(.pitch, "0 and 99", "\(pitch)") }
         model = try container.decodeIfPresent(String.self, forKey: .model)
         volume = try container.decodeIfPresent(Double.self, forKey: .volume)
