@@ -126,7 +126,7 @@ let package = Package(
 
         // MARK: the kinds and plans this build runs (the composition root)
         .target(name: "RepartoKinds", dependencies: [
-            "AMQP", "Jobs", "Operations", "Postgres", "Speech", "TableRead", "BookImport", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
+            "AMQP", "Assets", "Jobs", "Operations", "Postgres", "Speech", "TableRead", "BookImport", "RepartoConfiguration", "Threading", "Generation", "Providers", "Analysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),

@@ -21,6 +21,15 @@ CREATE TABLE job_kinds (
 CREATE FUNCTION reparto_namespace() RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE AS $$ SELECT coalesce(current_setting('reparto.namespace', true), '') $$;
 
+-- Whether a row of `namespace` is visible to this session: its own namespace's, or every one for
+-- housekeeping that serves all namespaces (the asset sweep: a file on a shared volume is kept while
+-- any namespace's production names it), which sets `reparto.all_namespaces` for its transaction.
+CREATE FUNCTION reparto_namespace_visible(namespace text) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT namespace = coalesce(current_setting('reparto.namespace', true), '')
+        OR coalesce(current_setting('reparto.all_namespaces', true), '') = 'on'
+$$;
+
 -- Existing rows belong to the default namespace whatever this migration's session says.
 ALTER TABLE productions ADD COLUMN namespace text NOT NULL DEFAULT '';
 ALTER TABLE productions ALTER COLUMN namespace SET DEFAULT reparto_namespace();
@@ -37,13 +46,13 @@ CREATE UNIQUE INDEX jobs_idempotency_key ON jobs (namespace, idempotency_key) WH
 
 ALTER TABLE productions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE productions FORCE ROW LEVEL SECURITY;
-CREATE POLICY productions_namespace ON productions USING (namespace = reparto_namespace());
+CREATE POLICY productions_namespace ON productions USING (reparto_namespace_visible(namespace));
 ALTER TABLE jobs ENABLE ROW LEVEL SECURITY;
 ALTER TABLE jobs FORCE ROW LEVEL SECURITY;
-CREATE POLICY jobs_namespace ON jobs USING (namespace = reparto_namespace());
+CREATE POLICY jobs_namespace ON jobs USING (reparto_namespace_visible(namespace));
 ALTER TABLE schedules ENABLE ROW LEVEL SECURITY;
 ALTER TABLE schedules FORCE ROW LEVEL SECURITY;
-CREATE POLICY schedules_namespace ON schedules USING (namespace = reparto_namespace());
+CREATE POLICY schedules_namespace ON schedules USING (reparto_namespace_visible(namespace));
 
 -- PostgreSQL is the truth, the broker a transport: the relay leader compares, per queue, the
 -- published jobs waiting in the database with the messages the broker holds and publishes the

@@ -70,6 +70,13 @@ public enum AnalysisKinds {
     /// The plan the coordinator drives.
     public static var plans: [any ProductionPlan] { [AnalysisPlan()] }
 
+    /// What the analysis's rows name on the asset volume: each storyboard frame, a cache entry that
+    /// eviction under `REPARTO_CACHE_MAX` must keep while its analysis exists.
+    public static let assetReferences = AssetReferences(
+        owner: "analysis",
+        pathsSQL: "SELECT frame_path AS path FROM analysis_scenes WHERE frame_path IS NOT NULL",
+        pinnedKeysSQL: "SELECT frame_key AS content_key FROM analysis_scenes WHERE frame_key IS NOT NULL")
+
     /// Registers `analysis.scene`, `analysis.synopsis`, `analysis.character` and `analysis.frame`.
     public static func register(in registry: JobRegistry, environment: GenerationEnvironment) {
         let generators = Generators(environment: environment)

@@ -47,6 +47,10 @@ public enum ClusterSettings {
     /// security shows a session only its namespace's jobs, productions and schedules).
     public static let namespaceSetting = "reparto.namespace"
 
+    /// The session setting that shows a transaction every namespace's rows (`SET LOCAL … TO on`),
+    /// for housekeeping that serves all of them, such as the asset sweep of a shared volume.
+    public static let allNamespacesSetting = "reparto.all_namespaces"
+
     /// `REPARTO_NAMESPACE`, checked: letters, digits, `_`, `-` and `.`, at most 100 characters (it
     /// prefixes queue names and routing keys); none is the default namespace.
     public static func namespace(_ values: ConfigurationValues) throws -> String {

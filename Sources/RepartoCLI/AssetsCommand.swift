@@ -55,6 +55,6 @@ extension ClusterOptions {
     func withAssetSweeper<T>(_ label: String, policy: AssetSweepPolicy, _ body: (AssetSweeper) async throws -> T) async throws -> T {
         let root = Kinds.assetsRoot(try configuration)
         let store = try await BlockingWork.run { try AssetStore(root: root) }
-        return try await withPostgres(logger: makeLogger(label)) { try await body(AssetSweeper(store: store, postgres: $0, policy: policy)) }
+        return try await withPostgres(logger: makeLogger(label)) { try await body(AssetSweeper(store: store, postgres: $0, policy: policy, references: Kinds.assetReferences)) }
     }
 }

@@ -1,4 +1,5 @@
 import Analysis
+import Assets
 import Foundation
 import Generation
 import Jobs
@@ -21,7 +22,7 @@ public enum Kinds {
         let registry = JobRegistry.withBuiltins()
         PipelineKinds.register(in: registry, environment: PipelineEnvironment(
             assetsRoot: root ?? assetsRoot(configuration), variables: configuration.variables,
-            postgres: postgres, speechHelpers: speechHelpers))
+            postgres: postgres, speechHelpers: speechHelpers, assetReferences: assetReferences))
         let generation = GenerationEnvironment(assetsRoot: root ?? assetsRoot(configuration), configuration: configuration, postgres: postgres)
         GenerationKinds.register(in: registry, environment: generation)
         AnalysisKinds.register(in: registry, environment: generation)
@@ -53,6 +54,11 @@ public enum Kinds {
     public static func migrationsDirectory(_ configuration: ConfigurationValues) -> URL {
         configuration["REPARTO_MIGRATIONS"].map { URL(fileURLWithPath: $0) } ?? Migrator.defaultDirectory()
     }
+
+    /// What each production type's rows name on the asset volume (the sweep keeps all of it).
+    public static let assetReferences: [AssetReferences] = [
+        TableReadAssets.references, BookImportKinds.assetReferences, AnalysisKinds.assetReferences,
+    ]
 
     public static func plans() -> [any ProductionPlan] {
         PipelineKinds.plans + AnalysisKinds.plans + BookImportKinds.plans

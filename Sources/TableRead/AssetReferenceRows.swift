@@ -1,16 +1,34 @@
+import Assets
 import Foundation
 import Postgres
 
 /// The SQL of the asset sweep: which rows name which files on the volume.
 enum AssetReferenceRows {
-    /// Every path a table read or a document names (a few per production).
+    /// What the table read's rows name: its documents' sources and each read's files.
+    static let tableReads = AssetReferences(owner: "table read", pathsSQL: """
+        SELECT source_path AS path FROM documents WHERE source_path IS NOT NULL
+        UNION
+        SELECT unnest(ARRAY[source_path, audio_path, subtitles_path, chapters_path, report_path]) FROM table_reads
+        """)
+
+    /// Every path the declared references name.
     @available(*, noasync)
-    static func namedByTableReadsAndDocuments(on connection: PostgresConnection) throws -> Set<String> {
-        Set(try connection.query("""
-            SELECT source_path AS path FROM documents WHERE source_path IS NOT NULL
-            UNION
-            SELECT unnest(ARRAY[source_path, audio_path, subtitles_path, chapters_path, report_path]) FROM table_reads
-            """).compactMap { $0.string("path") })
+    static func named(by references: [AssetReferences], on connection: PostgresConnection) throws -> Set<String> {
+        var paths: Set<String> = []
+        for sql in references.compactMap(\.pathsSQL) {
+            paths.formUnion(try connection.query(sql).compactMap { $0.string("path") })
+        }
+        return paths
+    }
+
+    /// Every content key the declared references pin.
+    @available(*, noasync)
+    static func pinned(by references: [AssetReferences], on connection: PostgresConnection) throws -> Set<String> {
+        var keys: Set<String> = []
+        for sql in references.compactMap(\.pinnedKeysSQL) {
+            keys.formUnion(try connection.query(sql).compactMap { $0.string("content_key") })
+        }
+        return keys
     }
 
     /// The file each of `keys` (`<kind>:<digest>`) is recorded at.
@@ -32,4 +50,9 @@ enum AssetReferenceRows {
         try connection.query("DELETE FROM generated_content WHERE content_key = $1 AND file_path = $2 RETURNING id",
                              [key, path]).count > 0
     }
+}
+
+/// The table read's declaration of what its rows name on the asset volume.
+public enum TableReadAssets {
+    public static let references = AssetReferenceRows.tableReads
 }

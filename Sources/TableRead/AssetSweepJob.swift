@@ -24,6 +24,7 @@ public struct AssetSweepJob: JobParameters {
     public static func register(in registry: JobRegistry, environment: PipelineEnvironment) {
         let root = environment.assetsRoot
         let postgres = environment.postgres
+        let references = environment.assetReferences
         let configured = Result { () throws(RetentionError) -> AssetSweepPolicy in
             try AssetSweepPolicy(configuration: ConfigurationValues(environment: environment.variables))
         }
@@ -32,7 +33,8 @@ public struct AssetSweepJob: JobParameters {
             let policy: AssetSweepPolicy
             do { policy = try configured.get() } catch { throw JobError.permanent("assets.sweep: \(error)") }
             let store = try await BlockingWork.run { try AssetStore(root: root) }
-            let report = try await AssetSweeper(store: store, postgres: postgres, policy: policy).sweep(dryRun: parameters.dryRun)
+            let report = try await AssetSweeper(store: store, postgres: postgres, policy: policy, references: references)
+                .sweep(dryRun: parameters.dryRun)
             context.logger.info("swept the asset volume", metadata: [
                 "removed_files": "\(report.removed.files)", "removed_bytes": "\(report.removed.bytes)",
                 "evicted_files": "\(report.evicted.files)", "kept_young": "\(report.keptYoung.files)",

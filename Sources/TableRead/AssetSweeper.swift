@@ -8,7 +8,9 @@ import Threading
 /// grace period; optionally caps the content cache by evicting least recently used entries.
 ///
 /// What references a file: `productions/<id>/…` the production's row; `cache/<kind>/…` the
-/// `generated_content` row of its content key; `sources/…` a table read or document naming it.
+/// `generated_content` row of its content key; `sources/…` (and any other path) a row of a
+/// production type that names it, as each type declares in its ``AssetReferences``. Cache
+/// eviction keeps what running table reads use and what a declaration pins (a storyboard's frames).
 /// `requests/` and anything else is never touched. Removal re-checks, under the file's lock, that
 /// the file was not written or claimed within the grace, so content a running job has just
 /// produced or reused (see ``AssetStore/claimBlocking(_:)``) stays. See docs/assets.md, "Lifecycle".
@@ -16,10 +18,14 @@ public struct AssetSweeper: Sendable {
     private let store: AssetStore, postgres: PostgresClient
     /// The grace and the cache cap it sweeps by.
     public let policy: AssetSweepPolicy
+    /// What the production types' rows name (the table read's own included).
+    public let references: [AssetReferences]
 
-    /// A sweeper of the volume `store` opens, with the references the database of `postgres` holds.
-    public init(store: AssetStore, postgres: PostgresClient, policy: AssetSweepPolicy) {
+    /// A sweeper of the volume `store` opens, with the references the database of `postgres` holds
+    /// as `references` declare them (the table read's are always included).
+    public init(store: AssetStore, postgres: PostgresClient, policy: AssetSweepPolicy, references: [AssetReferences] = []) {
         (self.store, self.postgres, self.policy) = (store, postgres, policy)
+        self.references = [AssetReferenceRows.tableReads] + references.filter { $0.owner != AssetReferenceRows.tableReads.owner }
     }
 
     /// The volume by area, with what is unreferenced.
@@ -82,8 +88,10 @@ public struct AssetSweeper: Sendable {
     /// and what was used within the grace.
     private func evict(_ cached: [AssetFile], down cap: Int64, idleBefore: Date, dryRun: Bool,
                        report: inout AssetSweepReport) async throws {
-        let inUse = try await postgres.withConnection { connection in
-            try AssetReferenceRows.keysInUse(by: try ProductionJobs.running(on: connection), on: connection)
+        let inUse = try await postgres.withTransaction { connection in
+            try connection.execute("SET LOCAL \(ClusterSettings.allNamespacesSetting) TO on")
+            return try AssetReferenceRows.keysInUse(by: try ProductionJobs.running(on: connection), on: connection)
+                .union(try AssetReferenceRows.pinned(by: references, on: connection))
         }
         let store = self.store
         for file in cached.sorted(by: { $0.modified < $1.modified }) {
@@ -136,14 +144,17 @@ public struct AssetSweeper: Sendable {
             }
         }
         let ids = Array(productionIDs), contentKeys = Array(keys)
-        let (existing, recorded, named) = try await postgres.withConnection { connection in
+        let references = self.references
+        let (existing, recorded, named) = try await postgres.withTransaction { connection in
+            // The volume may be shared by namespaces: another namespace's production keeps its files.
+            try connection.execute("SET LOCAL \(ClusterSettings.allNamespacesSetting) TO on")
             var existing: Set<UUID> = []
             for chunk in ids.chunked(5000) { existing.formUnion(try ProductionJobs.existing(chunk, on: connection)) }
             var recorded: [String: String] = [:]
             for chunk in contentKeys.chunked(5000) {
                 recorded.merge(try AssetReferenceRows.contentFiles(chunk, on: connection)) { first, _ in first }
             }
-            return (existing, recorded, try AssetReferenceRows.namedByTableReadsAndDocuments(on: connection))
+            return (existing, recorded, try AssetReferenceRows.named(by: references, on: connection))
         }
         return files.map { file in
             switch file.area {
@@ -151,6 +162,8 @@ public struct AssetSweeper: Sendable {
                 // A folder not named by a production id was not made by Reparto: kept.
                 guard let id = UUID(uuidString: folder) else { return (file, true) }
                 return (file, existing.contains(id))
+            // A cache file a declaration names directly is kept like one its content row names.
+            case .cache where named.contains(file.path): return (file, true)
             case .cache: return (file, Self.contentKey(file).map { recorded[$0] == file.path } ?? false)
             case .source: return (file, named.contains(file.path))
             case .temporary: return (file, false)

@@ -1,3 +1,4 @@
+import Assets
 import Foundation
 import Postgres
 import Speech
@@ -16,12 +17,17 @@ public struct PipelineEnvironment: Sendable {
     /// espeak-ng and flite helper processes, for a process running several workers (nil: the
     /// process's one in-process synthesizer per engine).
     public var speechHelpers: SpeechHelperPool?
+    /// What every production type's rows name on the volume, for the `assets.sweep` kind (the
+    /// composition root's list; the table read's own are always included).
+    public var assetReferences: [AssetReferences]
 
     public init(assetsRoot: URL, variables: [String: String] = ProcessInfo.processInfo.environment,
-                postgres: PostgresClient? = nil, speechHelpers: SpeechHelperPool? = nil) {
+                postgres: PostgresClient? = nil, speechHelpers: SpeechHelperPool? = nil,
+                assetReferences: [AssetReferences] = []) {
         self.assetsRoot = assetsRoot
         self.variables = variables
         self.postgres = postgres
         self.speechHelpers = speechHelpers
+        self.assetReferences = assetReferences
     }
 }

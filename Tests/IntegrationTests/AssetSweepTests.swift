@@ -1,4 +1,6 @@
+import Analysis
 import Assets
+import BookImport
 import Foundation
 import Jobs
 import RepartoTestSupport
@@ -179,6 +181,59 @@ struct AssetSweepTests {
             #expect(volume.exists(stays.path))
             #expect(try await cluster.count("SELECT count(*)::int AS n FROM generated_content WHERE content_key = $1", [stays.key]) == 1)
         }
+        await cluster.shutdown()
+    }
+
+    /// Every production type's declared references keep their files: a book import's copy of its
+    /// export (its `books.parse` may wait past the grace in a paused queue), a storyboard frame under
+    /// a cache cap that would otherwise evict it, and another namespace's production folder on a
+    /// volume the namespaces share.
+    @Test func whatAnyProductionTypeDeclaresStaysPastTheGraceAndTheCacheCap() async throws {
+        let cluster = try await TestCluster.make()
+        let volume = try Volume()
+        defer { volume.cleanup() }
+        let hour = 3600.0
+        let importSource = try volume.file("sources/ab/export.csv", age: 5 * hour)
+        let orphanSource = try volume.file("sources/cd/nobody.csv", age: 5 * hour)
+        let imported = try await cluster.client.createProduction(name: "import", plan: "books.import", stage: "parse")
+        _ = try await cluster.postgres.query(
+            "INSERT INTO book_imports (production_id, source_path, source_name) VALUES ($1, $2, 'export.csv')", [imported, importSource])
+
+        let frame = try await cached("frame", recorded: true, age: 5 * hour, bytes: 1000, in: volume, cluster: cluster)
+        let other = try await cached("other", recorded: true, age: 4 * hour, bytes: 1000, in: volume, cluster: cluster)
+        let analysis = try await cluster.client.createProduction(name: "analysis", plan: "analysis", stage: "scenes")
+        _ = try await cluster.postgres.query("""
+            INSERT INTO analyses (production_id, source_name, text_providers, embedding_providers) VALUES ($1, 'x', '{}', '{}')
+            """, [analysis])
+        _ = try await cluster.postgres.query("""
+            INSERT INTO analysis_scenes (production_id, scene, heading, body, frame_path, frame_key) VALUES ($1, 0, 'INT. A', 'b', $2, $3)
+            """, [analysis, frame.path, frame.key])
+
+        // A production of another namespace, invisible to this session but not to the sweep.
+        let elsewhere = UUID()
+        _ = try await cluster.postgres.withTransaction { connection in
+            try connection.execute("SET LOCAL \(ClusterSettings.allNamespacesSetting) TO on")
+            try connection.query("INSERT INTO productions (id, name, namespace) VALUES ($1, 'elsewhere', 'another-namespace')", [elsewhere])
+        }
+        let elsewhereFile = try volume.file("productions/\(elsewhere.uuidString.lowercased())/read.wav", age: 5 * hour)
+
+        let references = [BookImportKinds.assetReferences, AnalysisKinds.assetReferences]
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres,
+                                   policy: AssetSweepPolicy(grace: hour, cacheMax: 1000), references: references)
+        let report = try await sweeper.sweep()
+        #expect(volume.exists(importSource), "the import's export is named by its row")
+        #expect(!volume.exists(orphanSource), "nothing names this one: it goes")
+        #expect(volume.exists(frame.path), "the storyboard frame is pinned")
+        #expect(!volume.exists(other.path), "the cap evicts the unpinned entry")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM generated_content WHERE content_key = $1", [frame.key]) == 1)
+        #expect(volume.exists(elsewhereFile), "another namespace's production keeps its folder")
+        #expect(report.evicted.files == 1)
+
+        // Without the declarations (the sweep as it was), the same volume loses the import's
+        // export and the frame: the test can fail.
+        let blind = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 0))
+        _ = try await blind.sweep(dryRun: false)
+        #expect(!volume.exists(importSource))
         await cluster.shutdown()
     }
 
