@@ -8,7 +8,7 @@ import Darwin
 ///
 /// Descriptions name the relative path and the failing operation only — never file contents.
 public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The volume has no space left (ENOSPC or EDQUOT). Retrying on the same volume will not help until space is freed.
+    /// The volume has no space left (ENOSPC or EDQUOT): retried with backoff, as space may be freed.
     case diskFull(path: String)
     /// The root (or a folder below it) cannot be written: a read-only mount (EROFS) or missing permission (EACCES, EPERM).
     case readOnly(path: String)
@@ -38,11 +38,14 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// True when the same operation may succeed later without anyone changing the request
-    /// (only transient I/O failures; a full disk, a read-only root or a bad name are not).
+    /// True when the same operation may succeed later without anyone changing the request: transient
+    /// I/O failures, and a volume that is full (space gets freed, the sweep runs) or not writable (a
+    /// remount in progress, permissions being fixed), which are retried with backoff instead of
+    /// failing the job at once. A bad name, a path out of the root or a checksum mismatch are not.
     public var isRetryable: Bool {
         switch self {
         case .io(_, _, let code): return code == EINTR || code == EAGAIN || code == EIO
+        case .diskFull, .readOnly: return true
         default: return false
         }
     }

@@ -129,7 +129,8 @@ import Glibc
         #expect(AssetError(errno: EROFS, operation: "create", path: "p") == .readOnly(path: "p"))
         #expect(AssetError(errno: EACCES, operation: "create", path: "p") == .readOnly(path: "p"))
         #expect(AssetError(errno: EIO, operation: "write", path: "p").isRetryable)
-        #expect(!AssetError.diskFull(path: "p").isRetryable)
+        #expect(AssetError.diskFull(path: "p").isRetryable, "space may be freed: retried with backoff")
+        #expect(!AssetError.pathEscapesRoot("../x").isRetryable)
     }
 
     /// Runs where a tmpfs can be mounted, and always in CI (where failing to mount fails the test).

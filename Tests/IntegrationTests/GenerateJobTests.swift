@@ -184,7 +184,10 @@ struct GenerateJobTests {
         #expect((SpeechError.unknownVoice("v", provider: "x") as any RetryableError).isRetryable == false)
         #expect((SpeechError.rateLimited(provider: "x", retryAfter: 2) as any RetryableError).isRetryable)
         #expect((SpeechError.timeout(provider: "x") as any RetryableError).isRetryable)
-        #expect((AssetError.diskFull(path: "a") as any RetryableError).isRetryable == false)
+        // A full or read-only volume may be freed or remounted: retried with backoff, not dead at once.
+        #expect((AssetError.diskFull(path: "a") as any RetryableError).isRetryable)
+        #expect((AssetError.readOnly(path: "a") as any RetryableError).isRetryable)
+        #expect((AssetError.pathEscapesRoot("../x") as any RetryableError).isRetryable == false)
     }
 
     @Test func voiceCacheIsReadThrough() async throws {
