@@ -220,31 +220,16 @@ enum Command {
         var standardError: String
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        // stderr goes to a file, so neither pipe can fill up while the other is read.
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("deploytests-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
-            throw DeployTestError("cannot create \(errorFile.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let errorHandle = try FileHandle(forWritingTo: errorFile)
-        process.standardOutput = output
-        process.standardError = errorHandle
-        process.standardInput = FileHandle.nullDevice
+    /// Runs `executable` to completion, killed after `timeout` seconds (then ``ProcessTimedOut``).
+    static func run(_ executable: String, _ arguments: [String], timeout: Double = 300) throws -> Output {
+        let output: CapturedOutput
         do {
-            try process.run()
+            output = try runSubprocessBlocking(URL(fileURLWithPath: executable), arguments, timeout: timeout)
+        } catch let error as ProcessTimedOut {
+            throw error
         } catch {
             throw DeployTestError("cannot run \(executable): \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errorHandle.close()
-        let errorText = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        return Output(status: process.terminationStatus,
-                      standardOutput: String(decoding: data, as: UTF8.self), standardError: errorText)
+        return Output(status: output.status, standardOutput: output.stdout, standardError: output.stderr)
     }
 }

@@ -288,33 +288,12 @@ struct DashboardTests {
         var description: String { "chromium exited with \(status): \(stderr.suffix(2000))" }
     }
 
-    /// Runs chromium to completion (killed after 90 s) on its own threads; returns its stdout.
+    /// Runs chromium to completion (killed after 90 s, with what it started) on its own threads;
+    /// returns its stdout.
     private func runChromium(_ path: String, _ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(90))
-            if process.isRunning { process.terminate() }
-        }
-        let (stdout, stderr) = try await onOwnThread { () -> (Data, Data) in
-            // stderr is drained on a second thread so neither pipe can fill up and stall chromium.
-            let errData = LockedData()
-            let errThread = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-            errThread.start()
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (outData, errData.waitForValue())
-        }
-        watchdog.cancel()
-        guard process.terminationStatus == 0 else {
-            throw ChromiumFailed(status: process.terminationStatus, stderr: String(decoding: stderr, as: UTF8.self))
-        }
-        return String(decoding: stdout, as: UTF8.self)
+        let output = try await runSubprocess(URL(fileURLWithPath: path), arguments, timeout: 90)
+        guard output.status == 0 else { throw ChromiumFailed(status: output.status, stderr: output.stderr) }
+        return output.stdout
     }
 }
 

@@ -23,22 +23,12 @@ struct SpeakCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let spoken = try Data(contentsOf: output)
 
-        let command = Process()
-        command.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        command.arguments = ["espeak-ng", "--stdout", "-b", "1", "-v", voice, "-s", "\(Int((175 * speed).rounded()))"]
-        let stdin = Pipe(), stdout = Pipe()
-        command.standardInput = stdin
-        command.standardOutput = stdout
-        try command.run()
-        let raw = try await onOwnThread { () -> Data in  // blocking I/O, off the cooperative pool
-            stdin.fileHandleForWriting.write(Data(text.utf8))
-            try stdin.fileHandleForWriting.close()
-            let raw = stdout.fileHandleForReading.readDataToEndOfFile()
-            command.waitUntilExit()
-            return raw
-        }
-        #expect(command.terminationStatus == 0)
-        let expected = try WAVWriter.normalized(raw).data
+        let command = try await runSubprocess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["espeak-ng", "--stdout", "-b", "1", "-v", voice, "-s", "\(Int((175 * speed).rounded()))"],
+            stdin: Data(text.utf8), timeout: 60)
+        #expect(command.status == 0)
+        let expected = try WAVWriter.normalized(command.stdoutData).data
         #expect(spoken.count == expected.count)
         let identical = spoken == expected  // a Bool: Swift Testing would diff two 200 kB collections
         #expect(identical, "the library's first line differs from espeak-ng's")

@@ -396,16 +396,10 @@ enum Tmpfs {
         run(["umount", "-l", directory.path])
     }
 
+    /// Runs `arguments` (mount, umount) to completion; false when it fails or hangs past 60 s.
     @discardableResult
     private static func run(_ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? runSubprocessBlocking(URL(fileURLWithPath: "/usr/bin/env"), arguments, timeout: 60))?.status == 0
     }
 }
 

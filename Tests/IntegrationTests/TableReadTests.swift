@@ -494,21 +494,15 @@ enum LoudnormMeter {
     }
 
     static func measure(_ path: String) async throws -> Reading {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-hide_banner", "-nostats", "-nostdin", "-i", path, "-af", "loudnorm=print_format=json",
-                             "-f", "null", "-"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = try await BlockingWork.run { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        await RepartoProcess.waitForExit(process)
+        let process = try await runSubprocess(URL(fileURLWithPath: "/usr/bin/env"),
+                                              ["ffmpeg", "-hide_banner", "-nostats", "-nostdin", "-i", path,
+                                               "-af", "loudnorm=print_format=json", "-f", "null", "-"], timeout: 120)
+        let text = process.stderr
         // The figures come last, as a JSON object of strings: "input_i" : "-16.02", "input_tp" : "-1.48".
         guard let open = text.range(of: "{", options: .backwards),
               let object = try? JSONSerialization.jsonObject(with: Data(text[open.lowerBound...].utf8)) as? [String: String],
               let integrated = object["input_i"].flatMap(Double.init), let peak = object["input_tp"].flatMap(Double.init) else {
-            throw MeterError(description: "no loudnorm measurement from ffmpeg (status \(process.terminationStatus))")
+            throw MeterError(description: "no loudnorm measurement from ffmpeg (status \(process.status))")
         }
         return Reading(integratedLUFS: integrated, truePeakDBTP: peak)
     }
@@ -524,15 +518,9 @@ enum FFprobe {
     }
 
     static func read(_ path: String) async throws -> Probe {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = try await BlockingWork.run { output.fileHandleForReading.readDataToEndOfFile() }
-        await RepartoProcess.waitForExit(process)
+        let data = try await runSubprocess(URL(fileURLWithPath: "/usr/bin/env"),
+                                           ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", path],
+                                           timeout: 60).stdoutData
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         let format = object["format"] as? [String: Any] ?? [:]
         let tags = format["tags"] as? [String: String] ?? [:]

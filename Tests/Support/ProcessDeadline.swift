@@ -126,11 +126,14 @@ public struct CapturedOutput: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    /// stdout's bytes as written (audio, images): `stdout` is their UTF-8 reading.
+    public var stdoutData: Data
 
-    public init(status: Int32, stdout: String, stderr: String) {
+    public init(status: Int32, stdout: String, stderr: String, stdoutData: Data? = nil) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
+        self.stdoutData = stdoutData ?? Data(stdout.utf8)
     }
 }
 
@@ -165,7 +168,7 @@ public func runSubprocess(_ executable: URL, _ arguments: [String], environment:
         let (o, e) = try await (stdout, stderr)
         try await onThreadOfItsOwn { process.waitUntilExit() }
         let output = CapturedOutput(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                                    stderr: String(decoding: e, as: UTF8.self))
+                                    stderr: String(decoding: e, as: UTF8.self), stdoutData: o)
         if deadline.fired {
             throw ProcessTimedOut(command: deadline.command, seconds: timeout, stdout: output.stdout, stderr: output.stderr)
         }
@@ -198,4 +201,40 @@ public func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws 
             continuation.resume(with: Result { try body() })
         }
     }
+}
+
+/// The blocking form of ``runSubprocess``, for synchronous helpers (mount, docker, a linter):
+/// both streams captured, the process killed at `timeout` seconds.
+///
+/// - Throws: ``ProcessTimedOut`` naming the command when it ran past `timeout` seconds.
+@available(*, noasync, message: "blocks its thread; use runSubprocess from async code")
+public func runSubprocessBlocking(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                                  timeout: Double) throws -> CapturedOutput {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let deadline = ProcessDeadline(process, command: ProcessDeadline.describe(executable.lastPathComponent, arguments), seconds: timeout)
+    defer { deadline.finish() }
+    // stderr on a second thread, so neither pipe can fill up and stall the process.
+    let errors = Mutex(Data())
+    let drained = DispatchGroup()
+    DispatchQueue.global().async(group: drained) {
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        errors.withLock { $0 = data }
+    }
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    drained.wait()
+    let result = CapturedOutput(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                                stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self), stdoutData: output)
+    if deadline.fired {
+        throw ProcessTimedOut(command: deadline.command, seconds: timeout, stdout: result.stdout, stderr: result.stderr)
+    }
+    return result
 }
