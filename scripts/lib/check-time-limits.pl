@@ -18,8 +18,9 @@ for my $file (@files) {
     my $text = <$fh>;
     close $fh;
     # Blank out comments and string literals (keeping newlines, for line numbers).
-    # Raw strings (#"…"#, #"""…"""#) first: their quotes and backslashes are literal.
-    $text =~ s{((\#+)"""(?:.|\n)*?"""\2|(\#+)"[^\n]*?"\3|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*(?:.|\n)*?\*/)}{ my $m = $1; $m =~ s/[^\n]/ /g; $m }ge;
+    # Raw strings (#"…"#, #"""…"""#) first: their quotes and backslashes are literal. A one-line
+    # raw string runs to the last "# of its line (it may hold raw strings in an interpolation).
+    $text =~ s{((\#+)"""(?:.|\n)*?"""\2|(\#+)"[^\n]*"\3|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*(?:.|\n)*?\*/)}{ my $m = $1; $m =~ s/[^\n]/ /g; $m }ge;
     $source{$file} = $text;
 }
 
