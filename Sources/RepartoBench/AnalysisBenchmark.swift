@@ -105,8 +105,8 @@ public struct AnalysisBenchmark: Sendable {
     }
 
     public func run(admin: PostgresConfiguration, logger: Logger) async throws -> Report {
-        let database = try await BenchDatabase.create(admin: admin, logger: logger)
         let namespace = "benchanalyze_\(SpeechClusterBench.hex(8))"
+        let database = try await BenchDatabase.create(admin: admin, namespace: namespace, logger: logger)
         var environment = ProcessInfo.processInfo.environment
         if let password = database.configuration.password { environment["REPARTO_DATABASE_PASSWORD"] = password }
         let common = ["--namespace", namespace, "--database-url", database.url, "--log-level", "warning"] + childArguments

@@ -24,8 +24,18 @@ struct BenchDatabase {
         return components.string ?? ""
     }
 
-    /// Creates and migrates a database named `reparto_bench_speech_<hex>` on the server `admin` reaches.
-    static func create(admin: PostgresConfiguration, logger: Logger) async throws -> BenchDatabase {
+    /// The same database seen from `namespace` (the `--namespace` the run's child processes get):
+    /// row-level security shows a session only its namespace's jobs. Shut its pool down after use.
+    func namespaced(_ namespace: String, logger: Logger) -> BenchDatabase {
+        var configuration = self.configuration
+        configuration.sessionSettings[ClusterSettings.namespaceSetting] = namespace
+        return BenchDatabase(configuration: configuration, postgres: PostgresClient(configuration: configuration, maxConnections: 4, logger: logger),
+                             admin: admin)
+    }
+
+    /// Creates and migrates a database named `reparto_bench_speech_<hex>` on the server `admin` reaches;
+    /// with `namespace`, its pool sees that namespace (the one the run's child processes get).
+    static func create(admin: PostgresConfiguration, namespace: String? = nil, logger: Logger) async throws -> BenchDatabase {
         let name = "reparto_bench_speech_\(SpeechClusterBench.hex(8))"
         let adminClient = PostgresClient(configuration: admin, maxConnections: 1, logger: logger)
         do {
@@ -37,6 +47,7 @@ struct BenchDatabase {
         }
         var configuration = admin
         configuration.database = name
+        if let namespace { configuration.sessionSettings[ClusterSettings.namespaceSetting] = namespace }
         let postgres = PostgresClient(configuration: configuration, maxConnections: 4, logger: logger)
         let database = BenchDatabase(configuration: configuration, postgres: postgres, admin: admin)
         do {

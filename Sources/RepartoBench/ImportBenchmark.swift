@@ -50,8 +50,8 @@ public struct ImportBenchmark: Sendable {
         quiet.logLevel = .critical  // the stand-in's shutdown on cancellation is not news
         let standIn = try await BookServiceStandIn.start(logger: quiet)
         defer { standIn.stop() }
-        let database = try await BenchDatabase.create(admin: admin, logger: logger)
         let namespace = "benchimport_\(SpeechClusterBench.hex(8))"
+        let database = try await BenchDatabase.create(admin: admin, namespace: namespace, logger: logger)
         var environment = ProcessInfo.processInfo.environment
         environment["REPARTO_ASSETS"] = assets.path
         environment["REPARTO_OPENLIBRARY_URL"] = standIn.baseURL

@@ -70,8 +70,8 @@ public struct LimitsBenchmark: Sendable {
     }
 
     public func run(admin: PostgresConfiguration, logger: Logger) async throws -> Report {
-        let database = try await BenchDatabase.create(admin: admin, logger: logger)
         let namespace = "benchlimits_\(SpeechClusterBench.hex(8))"
+        let database = try await BenchDatabase.create(admin: admin, namespace: namespace, logger: logger)
         var environment = ProcessInfo.processInfo.environment
         if let password = database.configuration.password { environment["REPARTO_DATABASE_PASSWORD"] = password }
         let arguments = ["worker", "--queues", NoopJob.queue, "--concurrency", "\(concurrency)", "--prefetch", "\(concurrency * 8)",

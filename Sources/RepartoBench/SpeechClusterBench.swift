@@ -191,12 +191,16 @@ public struct SpeechClusterBench: Sendable {
         let children = try (0..<count).map { index in
             try ChildProcess.start(pinned(index, Self.executable.path, arguments), environment: environment, log: logs[index])
         }
+        // The run's jobs live in its namespace: enqueue and read them from there.
+        let scoped = database.namespaced(namespace, logger: quietLogger)
         do {
-            let sample = try await measureWorkers(children, database: database, tag: tag, audit: &audit)
+            let sample = try await measureWorkers(children, database: scoped, tag: tag, audit: &audit)
             await ChildProcess.stop(children)
+            await scoped.postgres.shutdown()
             return sample
         } catch {
             await ChildProcess.stop(children)
+            await scoped.postgres.shutdown()
             let tail = logs.compactMap { try? String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
                 .split(separator: "\n").suffix(3).joined(separator: " | ")
             throw BenchError("\(error)" + (tail.isEmpty ? "" : " (worker log: \(tail))"))
