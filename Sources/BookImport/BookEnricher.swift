@@ -77,14 +77,20 @@ struct BookEnricher: Sendable {
         let plainTitle = MatchKey.withoutSeriesSuffix(title)
         var query = "title=\(Self.escape(plainTitle))"
         if let author, !author.isEmpty { query += "&author=\(Self.escape(PersonName.turned(author)))" }
-        let url = "\(settings.openLibraryURL)/search.json?\(query)&limit=10"
-        let key = "openlibrary:search:\(MatchKey.book(title: title, author: author) ?? plainTitle)"
+        // Open Library answers a search with its default fields only (no ISBNs, publishers, page
+        // counts or subjects) unless `fields=` names what is wanted.
+        let url = "\(settings.openLibraryURL)/search.json?\(query)&fields=\(Self.searchFields)&limit=10"
+        // "v2": answers cached before the search asked for its fields lack them.
+        let key = "openlibrary:search:v2:\(MatchKey.book(title: title, author: author) ?? plainTitle)"
         let answer = try await client.get(url, service: "openlibrary", cacheKey: key, ttl: settings.searchTTL) {
             try OpenLibraryResponse.searchMatch($0, title: title, author: author)
         }
         if !answer.cached { requests += 1 }
         return answer.value ?? nil
     }
+
+    /// The search result fields the import reads (``OpenLibraryResponse/searchMatch(_:title:author:)``).
+    static let searchFields = "key,title,author_name,first_publish_year,isbn,publisher,language,number_of_pages_median,subject"
 
     /// Google Books' answer, or nil when it refuses the request for good (a 4xx: a key it does not
     /// accept, a quota it will not lift): Open Library's answer stands alone then.

@@ -55,6 +55,9 @@ final class TestCluster: Sendable {
         await adminClient.shutdown()
         var configuration = admin
         configuration.database = name
+        // The namespace a `reparto` subprocess of this cluster gets from REPARTO_NAMESPACE: row-level
+        // security shows each session only its namespace's jobs, so the test's own queries need it too.
+        configuration.sessionSettings[ClusterSettings.namespaceSetting] = name
         let assetsRoot = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-t-assets-\(name)")
         try FileManager.default.createDirectory(at: assetsRoot, withIntermediateDirectories: true)
         let cluster = TestCluster(name: name, admin: admin, configuration: configuration, amqp: amqp, assetsRoot: assetsRoot)
