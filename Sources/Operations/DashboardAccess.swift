@@ -7,6 +7,8 @@ import RepartoConfiguration
 public enum DashboardAccess {
     /// The token's variable; `REPARTO_DASHBOARD_TOKEN_FILE` names a file holding it (the secret rule).
     public static let tokenVariable = "REPARTO_DASHBOARD_TOKEN"
+    /// The file form of ``tokenVariable`` (Docker and Kubernetes secrets).
+    public static let tokenFileVariable = "REPARTO_DASHBOARD_TOKEN_FILE"
 
     /// The token requests must carry when the dashboard binds `host`: `token` (required unless
     /// `host` is a loopback address; when given, always required).
@@ -53,7 +55,7 @@ public enum DashboardAccessError: Error, Sendable, Equatable, CustomStringConver
         switch self {
         case .tokenRequired(let host):
             "the dashboard binds \(host), not a loopback address: set \(DashboardAccess.tokenVariable) "
-                + "(or \(DashboardAccess.tokenVariable)_FILE) so every request must carry it, or bind 127.0.0.1"
+                + "(or \(DashboardAccess.tokenFileVariable)) so every request must carry it, or bind 127.0.0.1"
         }
     }
 }
