@@ -123,3 +123,46 @@ final class XMLTree {
         }
     }
 }
+
+/// A fixture laid out as Final Draft saves a script (learned from public `.fdx` files, written for
+/// this repository): body `Content`, then `ElementSettings` per paragraph type, then `TitlePage`
+/// holding its `HeaderAndFooter` and its own `Content` of aligned paragraphs, empty ones between
+/// the groups. The writer keeps the root's attributes and that order, and its output reads back
+/// to the same document.
+@Suite("FDX writer against a Final Draft-shaped title page", .timeLimit(.minutes(1)))
+struct FDXTitlePageShapeTests {
+    @Test func aSavedScriptWithATitlePageRoundTripsThroughTheWriter() throws {
+        let bytes = try fixture("harbour-watch-export.fdx")
+        let real = try #require(XMLTree.parse(Data(bytes)))
+        #expect(real.children.map(\.name) == ["Content", "ElementSettings", "ElementSettings", "TitlePage"], "the fixture's own shape")
+        let document = try FDXParser().parse(String(decoding: bytes, as: UTF8.self))
+        #expect(document.titlePage == [
+            TitlePageEntry(key: "Title", values: ["THE HARBOUR WATCH"]), TitlePageEntry(key: "Credit", values: ["Written by"]),
+            TitlePageEntry(key: "Author", values: ["Ines Vallard"]), TitlePageEntry(key: "Contact", values: ["Pier Nine Pictures", "12 Quay Street"]),
+        ], "the header's page number is not part of the title page")
+
+        let text = FDXWriter().write(document)
+        let written = try #require(XMLTree.parse(Data(text.utf8)))
+        #expect(written.name == "FinalDraft")
+        for attribute in ["DocumentType", "Template", "Version"] {
+            #expect(written.attributes[attribute] == real.attributes[attribute], "\(attribute)")
+        }
+        #expect(written.children.map(\.name) == ["Content", "TitlePage"], "body first, then the title page, as Final Draft saves them")
+        let body = { (root: XMLTree) in (root.child("Content")?.children ?? []).filter { $0.name == "Paragraph" }.map(Shape.init) }
+        #expect(body(written) == body(real))
+        // The title page's lines, in order, with the alignment Final Draft gives them.
+        let lines = { (root: XMLTree) in
+            (root.child("TitlePage")?.child("Content")?.children ?? []).compactMap { paragraph -> String? in
+                let line = paragraph.children.filter { $0.name == "Text" }.map(\.text).joined()
+                return line.isEmpty ? nil : "\(paragraph.attributes["Alignment"] ?? "?") \(line)"
+            }
+        }
+        #expect(lines(written) == lines(real))
+        #expect(lines(written).count == 5)
+
+        let again = try FDXParser().parse(text)
+        #expect(again.titlePage == document.titlePage)
+        #expect(again.elements.map(\.type) == document.elements.map(\.type))
+        #expect(again.elements.map(\.text) == document.elements.map(\.text))
+    }
+}
