@@ -64,3 +64,7 @@ CREATE INDEX jobs_waiting_published ON jobs (queue, run_after)
 -- no longer decode, a stage transition that keeps failing) is finished with this reason instead
 -- of being retried at the head of every pass.
 ALTER TABLE productions ADD COLUMN finish_reason text;
+
+-- The longest a provider's "retry after" may block a limit, per limit (`reparto limit set
+-- --max-block 2h`); NULL: an hour. A block past it is cut to it when it is written.
+ALTER TABLE limits ADD COLUMN max_block_s float8 CHECK (max_block_s IS NULL OR max_block_s >= 1);

@@ -20,9 +20,12 @@ struct LimitCommand: AsyncParsableCommand {
         @Option(help: "Starts allowed at once after a quiet period (with --rate; default: a quarter second's starts, at least 1).") var burst: Double?
         @Option(help: "Jobs under the limit running at once.") var concurrency: Int?
         @Option(help: "Cost units per time, e.g. 90000/min (jobs declare their cost with --cost).") var budget: String?
+        @Option(help: "The longest a provider's Retry-After may block the limit: 90s, 30m, 2h (default 1h). Setting the limit lifts a block.")
+        var maxBlock: String?
 
         func run() async throws {
-            let spec = try LimitSpec.parse(name: name, rate: rate, burst: burst, concurrency: concurrency, budget: budget)
+            let spec = try LimitSpec.parse(name: name, rate: rate, burst: burst, concurrency: concurrency, budget: budget,
+                                           maxBlock: maxBlock)
             try await cluster.withJobClient("reparto.limit") { try await $0.setLimit(spec) }
             print("limit \(spec.name): \(LimitText.terms(spec))")
         }

@@ -9,6 +9,7 @@ public enum LimitText {
         if let rate = spec.rate { parts.append("\(number(rate))/s burst \(number(spec.burst ?? 1))") }
         if let concurrency = spec.concurrency { parts.append("concurrency \(concurrency)") }
         if let budget = spec.budget, let window = spec.budgetWindow { parts.append("budget \(number(budget)) per \(number(window)) s") }
+        if let maxBlock = spec.maxBlock { parts.append("blocks at most \(number(maxBlock)) s") }
         return parts.joined(separator: ", ")
     }
 

@@ -193,6 +193,19 @@ struct LimitsTests {
         #expect(try await cluster.client.limits().first?.gate.blockedUntil == nil, "limit set lifts the block")
         try await cluster.wait(timeout: 60, for: "the rescheduled job to run now") { try await succeeded(cluster) == 1 }
         #expect(log.starts(first).count == 2)
+
+        // A limit of its own cap (`limit set --max-block 2m`): the block and the job's wait stop there.
+        let short = LimitSpec(name: "test:short-block", rate: 100, burst: 10, maxBlock: 120)
+        try await cluster.client.setLimit(short)
+        let second = try await enqueueProbes(1, ProbeJob(retryAfter: 10 * 86_400), limit: short.name, in: cluster)[0]
+        try await cluster.wait(for: "the second 429 to reschedule its job") {
+            try await cluster.count("SELECT rate_limited AS n FROM jobs WHERE id = $1", [second]) == 1
+        }
+        let shortBlock = try #require(try await cluster.client.limits().first { $0.spec.name == short.name }?.gate.blockedUntil)
+        #expect(shortBlock <= Date().addingTimeInterval(125), "the limit's own cap: \(shortBlock)")
+        #expect(try await cluster.count("""
+            SELECT count(*) AS n FROM jobs WHERE id = $1 AND run_after <= now() + interval '125 seconds'
+            """, [second]) == 1, "the job waits no longer than the cap")
         try await worker.stop()
         await cluster.shutdown()
     }

@@ -220,4 +220,19 @@ struct LimitSpecTests {
         #expect(throws: LimitSpecError.self) { try LimitSpec.parse(name: "n", rate: nil, burst: nil, concurrency: 0, budget: nil) }
         #expect(throws: LimitSpecError.invalidName("  ")) { try LimitSpec.parse(name: "  ", rate: "1/s", burst: nil, concurrency: nil, budget: nil) }
     }
+
+    @Test func aLimitsOwnMaxBlockCapsARetryAfterAndParsesAsADuration() throws {
+        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        var gate = LimitGate.full(LimitSpec(name: "p", concurrency: 1, maxBlock: 120), at: t0)
+        gate.block(until: t0.addingTimeInterval(86_400), now: t0)
+        #expect(gate.blockedUntil == t0.addingTimeInterval(120))
+        #expect(try LimitSpec.parse(name: "p", rate: nil, burst: nil, concurrency: 1, budget: nil, maxBlock: "2h").maxBlock == 7200)
+        #expect(try LimitSpec.parse(name: "p", rate: nil, burst: nil, concurrency: 1, budget: nil, maxBlock: "90s").maxBlock == 90)
+        #expect(throws: LimitSpecError.self) {
+            _ = try LimitSpec.parse(name: "p", rate: nil, burst: nil, concurrency: 1, budget: nil, maxBlock: "1e308h")
+        }
+        #expect(throws: LimitSpecError.self) {
+            _ = try LimitSpec.parse(name: "p", rate: nil, burst: nil, concurrency: 1, budget: nil, maxBlock: "soon")
+        }
+    }
 }

@@ -130,9 +130,9 @@ public struct LimitGate: Sendable, Equatable {
     }
 
     /// A handler learned that the limit's service refuses work until `instant` (a 429's Retry-After),
-    /// which is cut to ``longestBlock`` after `now` when given.
+    /// which is cut to the limit's cap (``LimitSpec/blockCap``, default ``longestBlock``) after `now` when given.
     public mutating func block(until requested: Date, now: Date? = nil) {
-        let instant = now.map { min(requested, $0.addingTimeInterval(Self.longestBlock)) } ?? requested
+        let instant = now.map { min(requested, $0.addingTimeInterval(spec.blockCap)) } ?? requested
         blockedUntil = max(blockedUntil ?? instant, instant)
         if let rate = spec.rate, let burst = spec.burst {
             tokens = min(tokens, 0)

@@ -16,16 +16,24 @@ public struct LimitSpec: Sendable, Equatable, Codable {
     public var budget: Double?
     /// Seconds over which ``budget`` refills.
     public var budgetWindow: Double?
+    /// The longest a provider's "retry after" may block the limit, in seconds (nil:
+    /// ``LimitGate/longestBlock``, an hour): a service asking for days, or a misread date, must not
+    /// stall everything under the limit for that long.
+    public var maxBlock: Double?
 
     public init(name: String, rate: Double? = nil, burst: Double? = nil, concurrency: Int? = nil,
-                budget: Double? = nil, budgetWindow: Double? = nil) {
+                budget: Double? = nil, budgetWindow: Double? = nil, maxBlock: Double? = nil) {
         self.name = name
         self.rate = rate
         self.burst = rate.map { max(1, burst ?? Self.defaultBurst(rate: $0)) }
         self.concurrency = concurrency
         self.budget = budget
         self.budgetWindow = budget == nil ? nil : budgetWindow
+        self.maxBlock = maxBlock
     }
+
+    /// The cap on a block in seconds: ``maxBlock``, else ``LimitGate/longestBlock``.
+    public var blockCap: Double { maxBlock ?? LimitGate.longestBlock }
 
     /// A quarter of a second's starts, at least one: the slack a limit needs to reach its rate.
     /// Jobs come back from a deferral a few milliseconds late (the relay, the claim); with a
@@ -35,9 +43,10 @@ public struct LimitSpec: Sendable, Equatable, Codable {
         max(1, (rate * 0.25).rounded(.up))
     }
 
-    /// A limit from the CLI's texts: `--rate 20/s`, `--burst N`, `--concurrency N`, `--budget 90000/min`.
+    /// A limit from the CLI's texts: `--rate 20/s`, `--burst N`, `--concurrency N`, `--budget 90000/min`,
+    /// `--max-block 2h` (a duration: `90s`, `30m`, `2h`, `1d`).
     public static func parse(name: String, rate: String?, burst: Double?, concurrency: Int?,
-                             budget: String?) throws(LimitSpecError) -> LimitSpec {
+                             budget: String?, maxBlock: String? = nil) throws(LimitSpecError) -> LimitSpec {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= 200 else { throw .invalidName(name) }
         let parsedRate: PerWindow? = try rate.map { (text) throws(LimitSpecError) in try PerWindow.parse(text, option: "--rate") }
@@ -46,8 +55,27 @@ public struct LimitSpec: Sendable, Equatable, Codable {
         if burst != nil && parsedRate == nil { throw .burstWithoutRate }
         if let concurrency, concurrency < 1 { throw .invalid(option: "--concurrency", value: "\(concurrency)", expected: "an integer ≥ 1") }
         guard parsedRate != nil || concurrency != nil || parsedBudget != nil else { throw .empty(name) }
+        let parsedMaxBlock = try maxBlock.map { (text) throws(LimitSpecError) -> Double in
+            guard let seconds = Self.duration(text), seconds >= 1, seconds <= 30 * 86_400 else {
+                throw .invalid(option: "--max-block", value: text, expected: "a duration from 1s to 30d (e.g. 90s, 30m, 2h)")
+            }
+            return seconds
+        }
         return LimitSpec(name: trimmed, rate: parsedRate.map { $0.amount / $0.seconds }, burst: burst,
-                         concurrency: concurrency, budget: parsedBudget?.amount, budgetWindow: parsedBudget?.seconds)
+                         concurrency: concurrency, budget: parsedBudget?.amount, budgetWindow: parsedBudget?.seconds,
+                         maxBlock: parsedMaxBlock)
+    }
+
+    /// `90s`, `30m`, `2h`, `1d` (a bare number is seconds) as seconds; nil when it is none of these.
+    static func duration(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
+        for (suffix, seconds) in units where trimmed.hasSuffix(suffix) {
+            guard let amount = Double(trimmed.dropLast(suffix.count)), amount.isFinite, amount >= 0 else { return nil }
+            return amount * seconds
+        }
+        guard let amount = Double(trimmed), amount.isFinite, amount >= 0 else { return nil }
+        return amount
     }
 
     /// `20/s`, `90000/min`: an amount per window.

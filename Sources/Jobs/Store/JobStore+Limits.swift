@@ -14,7 +14,7 @@ extension JobStore {
         try connection.query(limitInsert + """
             ON CONFLICT (name) DO UPDATE SET
                 rate = EXCLUDED.rate, burst = EXCLUDED.burst, concurrency = EXCLUDED.concurrency,
-                budget = EXCLUDED.budget, budget_window_s = EXCLUDED.budget_window_s,
+                budget = EXCLUDED.budget, budget_window_s = EXCLUDED.budget_window_s, max_block_s = EXCLUDED.max_block_s,
                 tokens = least(limits.tokens, coalesce(EXCLUDED.burst, 0)),
                 budget_left = least(limits.budget_left, coalesce(EXCLUDED.budget, 0)),
                 blocked_until = NULL,
@@ -28,13 +28,14 @@ extension JobStore {
     }
 
     private static func limitParameters(_ spec: LimitSpec) -> [any PostgresEncodable & Sendable] {
-        [spec.name, spec.rate, spec.burst, spec.concurrency.map(Int32.init), spec.budget, spec.budgetWindow]
+        [spec.name, spec.rate, spec.burst, spec.concurrency.map { Int32(clamping: $0) }, spec.budget, spec.budgetWindow, spec.maxBlock]
     }
 
     /// A new limit's row with full buckets; parameters: name, rate, burst, concurrency, budget, window.
     private static let limitInsert = """
-            INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left)
-            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0))
+            INSERT INTO limits (name, rate, burst, concurrency, budget, budget_window_s, tokens, budget_left, max_block_s)
+            VALUES ($1, $2::float8, $3::float8, $4::int4, $5::float8, $6::float8, coalesce($3::float8, 0), coalesce($5::float8, 0),
+                    $7::float8)
 
         """
 
@@ -90,7 +91,7 @@ extension JobStore {
     private static func gate(from row: PostgresRow, running: Int) -> LimitGate {
         let spec = LimitSpec(name: row.string("name") ?? "", rate: row.double("rate"), burst: row.double("burst"),
                              concurrency: row.int("concurrency"), budget: row.double("budget"),
-                             budgetWindow: row.double("budget_window_s"))
+                             budgetWindow: row.double("budget_window_s"), maxBlock: row.double("max_block_s"))
         return LimitGate(spec: spec, tokens: row.double("tokens") ?? 0, budgetLeft: row.double("budget_left") ?? 0,
                          refilledAt: Date(timeIntervalSince1970: row.double("refilled") ?? 0),
                          blockedUntil: row.double("blocked").map(Date.init(timeIntervalSince1970:)),
@@ -279,7 +280,9 @@ extension JobStore {
                                    ELSE greatest(coalesce(l.paced_until, to_timestamp(u.block)),
                                                  to_timestamp(u.block + l.burst / l.rate)) END,
                 refilled_at = CASE WHEN u.block IS NULL THEN l.refilled_at ELSE greatest(l.refilled_at, to_timestamp(u.block)) END
-            FROM (SELECT x.name, x.delta, least(x.block, extract(epoch FROM now()) + $4::float8) AS block
+            FROM (SELECT x.name, x.delta,
+                         least(x.block, extract(epoch FROM now())
+                                        + coalesce((SELECT c.max_block_s FROM limits c WHERE c.name = x.name), $4::float8)) AS block
                   FROM unnest($1::text[], $2::float8[], $3::float8[]) AS x(name, delta, block)) AS u
             WHERE l.name = u.name
             """, [changed, deltas, instants, LimitGate.longestBlock])

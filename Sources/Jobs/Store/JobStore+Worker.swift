@@ -178,7 +178,11 @@ extension JobStore {
                 result = coalesce(u.result, j.result),
                 last_error = coalesce(u.error, j.last_error),
                 finished_at = CASE WHEN u.state = 'queued' THEN NULL ELSE now() END,
-                run_after = CASE WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at) WHEN u.moved THEN now()
+                -- A "retry at" waits no longer than its limit's block may last (limits.max_block_s, default an hour).
+                run_after = CASE WHEN u.run_at IS NOT NULL AND j.limit_key IS NOT NULL
+                                 THEN to_timestamp(least(u.run_at, extract(epoch FROM now())
+                                      + coalesce((SELECT l.max_block_s FROM limits l WHERE l.name = j.limit_key), \(LimitGate.longestBlock))))
+                                 WHEN u.run_at IS NOT NULL THEN to_timestamp(u.run_at) WHEN u.moved THEN now()
                                  WHEN u.delay_s IS NULL THEN j.run_after ELSE now() + make_interval(secs => u.delay_s) END,
                 publish_pending = (u.state = 'failed' OR u.run_at IS NOT NULL OR u.moved),
                 attempts = CASE WHEN u.state = 'queued' THEN j.attempts - 1 ELSE j.attempts END,
