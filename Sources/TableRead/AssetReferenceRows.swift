@@ -14,21 +14,21 @@ enum AssetReferenceRows {
     /// Every path the declared references name.
     @available(*, noasync)
     static func named(by references: [AssetReferences], on connection: PostgresConnection) throws -> Set<String> {
-        var paths: Set<String> = []
-        for sql in references.compactMap(\.pathsSQL) {
-            paths.formUnion(try connection.query(sql).compactMap { $0.string("path") })
-        }
-        return paths
+        try union(of: references.compactMap(\.pathsSQL), column: "path", on: connection)
     }
 
     /// Every content key the declared references pin.
     @available(*, noasync)
     static func pinned(by references: [AssetReferences], on connection: PostgresConnection) throws -> Set<String> {
-        var keys: Set<String> = []
-        for sql in references.compactMap(\.pinnedKeysSQL) {
-            keys.formUnion(try connection.query(sql).compactMap { $0.string("content_key") })
-        }
-        return keys
+        try union(of: references.compactMap(\.pinnedKeysSQL), column: "content_key", on: connection)
+    }
+
+    /// The text values of `column` over every query's rows.
+    @available(*, noasync)
+    private static func union(of queries: [String], column: String, on connection: PostgresConnection) throws -> Set<String> {
+        var values: Set<String> = []
+        for sql in queries { values.formUnion(try connection.query(sql).compactMap { $0.string(column) }) }
+        return values
     }
 
     /// The file each of `keys` (`<kind>:<digest>`) is recorded at.
