@@ -85,8 +85,6 @@ public final class OutboxRelay: Sendable {
         var backoff = Backoff(initial: 0.1, maximum: 5)
         var lastCleanup = Date.distantPast
         var lastLostCheck = Date()
-        // The broker closed the channel (a refused declare): reconnect before publishing more.
-        var channelLost = false
         var leading = false
         var lastLeadAttempt = Date.distantPast
         while !owner.isStopping {
@@ -116,6 +114,8 @@ public final class OutboxRelay: Sendable {
                 }
                 let overdueBy = leading ? 0 : standbyGrace
                 var published = batchSize
+                // The broker closed the channel (a refused declare): reconnect before publishing more.
+                var channelLost = false
                 while published == batchSize && !owner.isStopping {
                     let pass = try publishBatch(db: db, mq: mq, overdueBy: overdueBy, declared: declared)
                     published = pass.published
@@ -125,7 +125,6 @@ public final class OutboxRelay: Sendable {
                     if channelLost { break }
                 }
                 if channelLost {
-                    channelLost = false
                     broker?.abandon(); broker = nil
                     continue
                 }

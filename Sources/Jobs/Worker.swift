@@ -87,8 +87,6 @@ public final class Worker: Service, Sendable {
     private let consumer: any JobTransport
     private let relay: OutboxRelay?
     private let state: Mutex<State>
-    /// The most deliveries one claim takes.
-    private let maxClaimBatch: Int
     private let completions: Batcher<Completed>
 
     /// A worker on RabbitMQ and PostgreSQL (with an outbox relay when `settings.runsRelay`).
@@ -134,7 +132,6 @@ public final class Worker: Service, Sendable {
         self.consumer = transport
         self.relay = relay
         state = Mutex(State(freeSlots: settings.concurrency))
-        maxClaimBatch = max(settings.prefetch, 100)
         // The batcher calls back into self, which does not exist yet: it reaches it through a box.
         let box = WorkerBox()
         completions = Batcher(maxBatch: 1000) { batch in await box.worker?.commit(batch) }
@@ -194,7 +191,7 @@ public final class Worker: Service, Sendable {
     private func pumpClaims() {
         let batch = state.withLock { state -> [Delivered]? in
             guard !state.claiming, !state.claimsStopped, state.freeSlots > 0, !state.pending.isEmpty else { return nil }
-            let count = min(state.freeSlots, state.pending.count, maxClaimBatch)
+            let count = min(state.freeSlots, state.pending.count)
             state.freeSlots -= count
             state.claiming = true
             defer { state.pending.removeFirst(count) }
