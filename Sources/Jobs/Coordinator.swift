@@ -34,12 +34,9 @@ public final class Coordinator: Service, Sendable {
     /// "reparto" plus a hash of the namespace: the coordinators of each namespace elect their own
     /// leader (one constant key let one namespace's leader starve every other of stage transitions).
     static func leaderLockKey(namespace: String) -> Int64 {
+        // The default namespace keeps the key coordinators had before namespaces got their own.
         let base: Int64 = 0x7265_7061_7274_6f
-        guard !namespace.isEmpty else { return base }
-        var hash: UInt32 = 2_166_136_261  // FNV-1a, as the relay's key
-        for byte in namespace.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        let low = Int64(hash & 0xff_ffff)
-        return (base << 8) ^ low
+        return namespace.isEmpty ? base : LeaderLock.key(base: base, namespace: namespace)
     }
 
     /// Failed attempts at advancing one production before it is finished with the last error.

@@ -69,9 +69,7 @@ public final class OutboxRelay: Sendable {
 
     /// "repartr" plus a hash of the namespace in the low bits: clusters sharing a database each get a leader.
     static func lockKey(namespace: String) -> Int64 {
-        var hash: UInt32 = 2_166_136_261  // FNV-1a: stable across processes, unlike Hasher
-        for byte in namespace.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return 0x7265_7061_7274_72 << 8 ^ Int64(hash & 0xff_ffff)
+        LeaderLock.key(base: 0x7265_7061_7274_72, namespace: namespace)
     }
 
     public func start() { thread.start { [self] owner in loop(owner) } }
