@@ -50,37 +50,20 @@ struct AnalysisCancelRetryTests {
     }
 
     static func standIn(_ gate: HeldStandIn, _ asked: Asked) throws -> FakeHTTPServer {
-        try FakeHTTPServer { request in
-            let json = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
-            switch request.path {
-            case "/v1/chat/completions":
-                let prompt = (json["messages"] as? [[String: String]])?.last?["content"] ?? ""
-                if prompt.hasPrefix("Summarize this scene") {
-                    let heading = prompt.split(separator: "\n").dropFirst(1).first.map(String.init) ?? "?"
-                    asked.add("summary \(heading)")
-                    guard gate.admit(heading) else {
-                        return .respond(status: 503, headers: [], body: Data(#"{"error":{"message":"held too long"}}"#.utf8))
-                    }
-                    return ProviderStandIns.openAIChat("Summary of \(heading).")
+        try AnalysisStandIn.start(intercept: { ask in
+            switch ask {
+            case .summary(let heading):
+                asked.add("summary \(heading)")
+                guard gate.admit(heading) else {
+                    return .respond(status: 503, headers: [], body: Data(#"{"error":{"message":"held too long"}}"#.utf8))
                 }
-                if prompt.hasPrefix("Describe the character") {
-                    asked.add("character")
-                    return ProviderStandIns.openAIChat("A character.")
-                }
-                if prompt.contains("logline") {
-                    asked.add("logline")
-                    return ProviderStandIns.openAIChat("A kettle, a storm, a ferry.")
-                }
-                asked.add("synopsis")
-                return ProviderStandIns.openAIChat("Five rooms, one night.")
-            case "/v1/embeddings":
-                let texts = json["input"] as? [String] ?? []
-                asked.add("embedding")
-                return ProviderStandIns.openAIEmbeddings(texts.map(AnalysisTests.vector), model: "nomic-embed-text")
-            default:
-                return .respond(status: 404, headers: [], body: Data())
+            case .character: asked.add("character")
+            case .logline: asked.add("logline")
+            case .synopsis: asked.add("synopsis")
+            case .embedding: asked.add("embedding")
             }
-        }
+            return nil
+        })
     }
 
     @Test func aCancelledAnalysisKeepsItsFinishedSceneAndItsRetryRunsOnlyTheOthers() async throws {
@@ -140,7 +123,7 @@ struct AnalysisCancelRetryTests {
         #expect(try await cluster.client.progress(id).state == "completed")
         #expect(done.scenes.map(\.summary) == Self.headings.map { "Summary of \($0)." })
         #expect(done.scenes.allSatisfy { $0.embedded })
-        #expect(done.synopsis == "Five rooms, one night.")
+        #expect(done.synopsis == AnalysisStandIn.synopsis)
         #expect(try await scenes("succeeded") == 5)
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM jobs WHERE production_id = $1 AND kind = 'analysis.scene'", [id]) == 5,
                 "no new scene job")

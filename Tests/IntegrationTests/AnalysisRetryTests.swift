@@ -24,36 +24,20 @@ struct AnalysisRetryTests {
     }
 
     static func standIn(_ calls: Calls) throws -> FakeHTTPServer {
-        try FakeHTTPServer { request in
-            let json = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
-            switch request.path {
-            case "/v1/chat/completions":
-                let prompt = (json["messages"] as? [[String: String]])?.last?["content"] ?? ""
-                if prompt.hasPrefix("Summarize this scene") {
-                    let heading = prompt.split(separator: "\n").dropFirst(1).first.map(String.init) ?? "?"
-                    if heading == "EXT. STREET - DAY" && calls.failStreet.load(ordering: .relaxed) {
-                        return .respond(status: 500, headers: [], body: Data(#"{"error":{"message":"the street scene is down"}}"#.utf8))
-                    }
-                    calls.add("summary \(heading)")
-                    return ProviderStandIns.openAIChat("Summary of \(heading).")
+        try AnalysisStandIn.start(intercept: { ask in
+            switch ask {
+            case .summary(let heading):
+                if heading == "EXT. STREET - DAY" && calls.failStreet.load(ordering: .relaxed) {
+                    return .respond(status: 500, headers: [], body: Data(#"{"error":{"message":"the street scene is down"}}"#.utf8))
                 }
-                if prompt.hasPrefix("Describe the character") {
-                    calls.add("character")
-                    return ProviderStandIns.openAIChat("A character.")
-                }
-                if prompt.contains("logline") {
-                    calls.add("logline")
-                    return ProviderStandIns.openAIChat("A kettle, a storm and a clerk.")
-                }
-                calls.add("synopsis")
-                return ProviderStandIns.openAIChat("Anna boils water; rain falls; Bob files.")
-            case "/v1/embeddings":
-                let texts = json["input"] as? [String] ?? []
-                return ProviderStandIns.openAIEmbeddings(texts.map(AnalysisTests.vector), model: "nomic-embed-text")
-            default:
-                return .respond(status: 404, headers: [], body: Data())
+                calls.add("summary \(heading)")
+            case .character: calls.add("character")
+            case .logline: calls.add("logline")
+            case .synopsis: calls.add("synopsis")
+            case .embedding: break
             }
-        }
+            return nil
+        })
     }
 
     @Test func aFailedSceneIsRetriedAloneThenTheSynopsisIsWrittenAgain() async throws {

@@ -41,32 +41,10 @@ struct AnalysisTests {
     /// `images` answers `/v1/images/generations` (a 404 without it).
     static func standIn(summaries: SummaryCounter,
                         images: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil) throws -> FakeHTTPServer {
-        try FakeHTTPServer { request in
-            let json = (try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]) ?? [:]
-            switch request.path {
-            case "/v1/chat/completions":
-                let messages = json["messages"] as? [[String: String]] ?? []
-                let prompt = messages.last?["content"] ?? ""
-                if prompt.hasPrefix("Summarize this scene") {
-                    summaries.count.add(1, ordering: .relaxed)
-                    let heading = prompt.split(separator: "\n").dropFirst(1).first.map(String.init) ?? "?"
-                    return ProviderStandIns.openAIChat("Summary of \(heading).")
-                }
-                if prompt.hasPrefix("Describe the character") {
-                    let name = prompt.split(separator: " ").dropFirst(3).first.map(String.init) ?? "?"
-                    return ProviderStandIns.openAIChat("Description of \(name).")
-                }
-                if prompt.contains("logline") { return ProviderStandIns.openAIChat("A kettle, a storm and a clerk.") }
-                return ProviderStandIns.openAIChat("Anna boils water; rain falls; Bob files.")
-            case "/v1/embeddings":
-                let texts = json["input"] as? [String] ?? []
-                return ProviderStandIns.openAIEmbeddings(texts.map(vector), model: "nomic-embed-text")
-            case "/v1/images/generations" where images != nil:
-                return images!(request)
-            default:
-                return .respond(status: 404, headers: [], body: Data())
-            }
-        }
+        try AnalysisStandIn.start(images: images, intercept: { ask in
+            if case .summary = ask { summaries.count.add(1, ordering: .relaxed) }
+            return nil
+        })
     }
 
     @Test func analyzeSearchAndReanalyzeAnEditedScript() async throws {
@@ -100,8 +78,8 @@ struct AnalysisTests {
         #expect(results.scenes.map(\.summary) == ["Summary of INT. KITCHEN - NIGHT.", "Summary of EXT. STREET - DAY.",
                                                   "Summary of INT. OFFICE - DAY."])
         #expect(results.scenes.allSatisfy { $0.embedded && $0.provider == "openai" })
-        #expect(results.logline == "A kettle, a storm and a clerk.")
-        #expect(results.synopsis == "Anna boils water; rain falls; Bob files.")
+        #expect(results.logline == AnalysisStandIn.logline)
+        #expect(results.synopsis == AnalysisStandIn.synopsis)
         #expect(summaries.count.load(ordering: .relaxed) == 3)
         #expect(results.characters.map(\.name) == ["ANNA"], "BOB only appears in action")
         #expect(results.characters.first?.description == "Description of ANNA.")
