@@ -1,7 +1,7 @@
 import Analysis
 import Foundation
 import Generation
-import Jobs
+import RepartoRuntime
 import Providers
 import RepartoTestSupport
 import Screenplay

@@ -1,6 +1,10 @@
+import AssetSweep
+import SpeechJobs
 import Assets
+import Composition
 import Foundation
-import Jobs
+import RepartoConfiguration
+import RepartoRuntime
 import RepartoTestSupport
 @testable import TableRead
 import Testing
@@ -33,8 +37,8 @@ struct AssetSweepJobTests {
 
         let registry = JobRegistry()
         // Only the grace: nothing of the developer's environment (a REPARTO_CACHE_MAX) changes the policy.
-        AssetSweepJob.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, variables: ["REPARTO_ASSET_GRACE": "1h"],
-                                                                               postgres: cluster.postgres))
+        AssetSweepJob.register(in: registry, assetsRoot: root, postgres: cluster.postgres,
+                               configuration: ConfigurationValues(environment: ["REPARTO_ASSET_GRACE": "1h"]), references: Kinds.assetReferences)
         let worker = cluster.startWorker(registry: registry, concurrency: 1, prefetch: 1)
 
         let id = try await cluster.client.enqueue(AssetSweepJob())

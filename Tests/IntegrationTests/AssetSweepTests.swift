@@ -1,8 +1,10 @@
+import Composition
+@testable import AssetSweep
 import Analysis
 import Assets
 import BookImport
 import Foundation
-import Jobs
+import RepartoRuntime
 import RepartoTestSupport
 import TerminalText
 @testable import TableRead
@@ -83,7 +85,7 @@ struct AssetSweepTests {
         let request = try volume.file("requests/r1/out.wav", age: 5 * hour)
         let crashed = try volume.file("cache/speech/ff/.tmp-ff00-1", age: 5 * hour)
 
-        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour))
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour), references: Kinds.assetReferences)
         let usage = try await sweeper.usage()
         #expect(usage.total == FileTally(files: 10, bytes: 1000))
         #expect(usage.unreferenced == FileTally(files: 5, bytes: 500), "orphan, young, bb.fountain, the pruned production's, the temporary")
@@ -117,7 +119,7 @@ struct AssetSweepTests {
         let stuck = orphans[2]
         try volume.blockRemoval(of: stuck)
 
-        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour))
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour), references: Kinds.assetReferences)
         let report = try await sweeper.sweep()
         #expect(report.removed == FileTally(files: 5, bytes: 500))
         #expect(report.failed == FileTally(files: 1, bytes: 100))
@@ -140,7 +142,7 @@ struct AssetSweepTests {
         let path = try volume.file(key.relativePath(fileExtension: "wav"), age: 7200)
         let other = try await cached("other", recorded: false, age: 7200, in: volume, cluster: cluster).path
         let store = volume.store
-        let sweeper = AssetSweeper(store: store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: 3600))
+        let sweeper = AssetSweeper(store: store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: 3600), references: Kinds.assetReferences)
         let report = try await sweeper.sweep(dryRun: false, now: Date(), afterListing: {
             let (_, reused) = try await store.reuseOrProduce(key, fileExtension: "wav", mimeType: "audio/wav") { Data() }
             #expect(reused)
@@ -167,7 +169,7 @@ struct AssetSweepTests {
             VALUES ($1, 0, 0, 'dialogue', 'ANA', 'v', 'espeak-ng', 'a', $2)
             """, [running, needed.key])
 
-        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 2500))
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 2500), references: Kinds.assetReferences)
         let dry = try await sweeper.sweep(dryRun: true)
         #expect(dry.evicted == FileTally(files: 3, bytes: 3000))
         let report = try await sweeper.sweep()
@@ -217,9 +219,10 @@ struct AssetSweepTests {
         }
         let elsewhereFile = try volume.file("productions/\(elsewhere.uuidString.lowercased())/read.wav", age: 5 * hour)
 
-        let references = [BookImportKinds.assetReferences, AnalysisKinds.assetReferences]
+        // Every production type's declarations, as the composition root hands them over.
+        #expect(Kinds.assetReferences.map(\.owner) == ["table read", "book import", "analysis"])
         let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres,
-                                   policy: AssetSweepPolicy(grace: hour, cacheMax: 1000), references: references)
+                                   policy: AssetSweepPolicy(grace: hour, cacheMax: 1000), references: Kinds.assetReferences)
         let report = try await sweeper.sweep()
         #expect(volume.exists(importSource), "the import's export is named by its row")
         #expect(!volume.exists(orphanSource), "nothing names this one: it goes")
@@ -231,7 +234,7 @@ struct AssetSweepTests {
 
         // Without the declarations (the sweep as it was), the same volume loses the import's
         // export and the frame: the test can fail.
-        let blind = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 0))
+        let blind = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 0), references: [])
         _ = try await blind.sweep(dryRun: false)
         #expect(!volume.exists(importSource))
         await cluster.shutdown()
@@ -248,7 +251,7 @@ struct AssetSweepTests {
         _ = try await cached("c", recorded: true, age: 3 * hour, bytes: 1000, in: volume, cluster: cluster)
         try volume.blockRemoval(of: oldest.path)
 
-        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 2500))
+        let sweeper = AssetSweeper(store: volume.store, postgres: cluster.postgres, policy: AssetSweepPolicy(grace: hour, cacheMax: 2500), references: Kinds.assetReferences)
         let report = try await sweeper.sweep()
         #expect(report.failures.map(\.path) == [oldest.path])
         #expect(report.evicted == FileTally(files: 1, bytes: 1000), "the next oldest goes instead")

@@ -1,6 +1,6 @@
 import BookImport
 import Foundation
-import Jobs
+import RepartoRuntime
 import RepartoTestSupport
 import Testing
 
@@ -38,7 +38,7 @@ struct BookImportCancelRetryTests {
         let file = try catalog.write(Self.export, "storygraph.csv")
         let id = try await catalog.books.submit(file: file, options: .init(booksPerJob: 1))
         @Sendable func enrich(_ state: String) async throws -> Int {
-            try await cluster.count("SELECT count(*)::int AS n FROM jobs WHERE production_id = $1 AND kind = 'books.enrich' AND state = $2",
+            try await cluster.count("SELECT count(*)::int AS n FROM jobs WHERE production_id = $1 AND kind = 'book-import.enrich' AND state = $2",
                                     [id, state])
         }
         try await cluster.wait(timeout: 90, for: "one book enriched and the next one's job held by the stand-in") {

@@ -4,7 +4,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Jobs
+import RepartoRuntime
 import Operations
 import RepartoConfiguration
 import RepartoTestSupport
@@ -101,12 +101,18 @@ struct BookImportTests {
               AND cover_path IS NULL AND publish_year = 1969 AND page_count = 304
             """) == 1)
         #expect(try await cluster.count("SELECT count(*) AS n FROM books WHERE subjects @> '{Deserts}'") == 1)
-        let panel = try await cluster.postgres.withConnection { try DashboardQueries.snapshot(on: $0) }.bookImports
-        #expect(panel.map(\.books) == [4])
-        #expect(panel.first?.enriched == 2)
-        #expect(panel.first?.notFound == 2)
-        #expect(panel.first?.skippedRows == 1)
-        let shown = try await OpsView.bookImports.rows(on: cluster.postgres)
+        // The dashboard shows the type's own view as a table, with the numbers the view has.
+        let views = BookImportProduction.opsViews
+        let panel = try #require(try await cluster.postgres.withConnection { try DashboardQueries.snapshot(views: views, on: $0) }
+            .productionViews.first { $0.name == "book_imports" })
+        #expect(panel.rows.count == 1)
+        let cell = { (column: String) in panel.columns.firstIndex(of: column).flatMap { panel.rows.first?[$0] } }
+        #expect(cell("books") == "4")
+        #expect(cell("enriched") == "2")
+        #expect(cell("not_found") == "2")
+        #expect(cell("skipped_rows") == "1")
+        let view = try #require(views.first)
+        let shown = try await view.rows(on: cluster.postgres)
         #expect(shown.count == 1)
         #expect(shown.first?.int("books") == 4)
         #expect(shown.first?.int("merged") == 3)
@@ -116,7 +122,7 @@ struct BookImportTests {
         #expect(asked > 0)
         // The jobs report what they asked as their cost: every request the stand-in saw.
         #expect(try await cluster.count(
-            "SELECT sum((result->>'requests')::int)::int AS n FROM jobs WHERE kind = 'books.enrich' AND state = 'succeeded'") == asked)
+            "SELECT sum((result->>'requests')::int)::int AS n FROM jobs WHERE kind = 'book-import.enrich' AND state = 'succeeded'") == asked)
         #expect(catalog.openLibrary.requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Reparto/") == true })
 
         #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)
@@ -225,7 +231,7 @@ struct BookImportTests {
         #expect(catalog.openLibrary.requests.filter { $0.path == "/api/books" }.count == 2, "the silent request and its retry")
         // The client gave up by its own timeout (1 s here), not when the stand-in let go (30 s).
         #expect(try await catalog.cluster.count(
-            "SELECT count(*)::int AS n FROM jobs WHERE kind = 'books.enrich' AND last_error LIKE '%no answer in time%'") == 1)
+            "SELECT count(*)::int AS n FROM jobs WHERE kind = 'book-import.enrich' AND last_error LIKE '%no answer in time%'") == 1)
         #expect(try await catalog.cluster.count("SELECT count(*) AS n FROM http_cache WHERE status = 200") == 1)
         try await catalog.stop()
     }
@@ -332,7 +338,7 @@ struct BookImportTests {
         #expect(results.state == "completed")
         #expect(results.enrichment == BookEnrichmentCounts(enriched: 2, notFound: 2, failed: 0, pending: 0, covers: 1))
         // The enrich job was interrupted and ran again.
-        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE kind = 'books.enrich' AND attempts >= 2") == 1)
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE kind = 'book-import.enrich' AND attempts >= 2") == 1)
 
         func assertNothingTwice() async throws {
             #expect(try await cluster.count("SELECT count(*) AS n FROM books") == 4)

@@ -1,6 +1,7 @@
 import AMQP
 import Foundation
-import Jobs
+import TableRead
+import RepartoRuntime
 import Postgres
 import RepartoTestSupport
 import Testing
@@ -253,26 +254,33 @@ struct ClusterTests {
 
     @Test func migrationsAreIdempotentLockedAndGuardedAgainstEdits() async throws {
         let cluster = try await TestCluster.make() // already migrated once
-        let migrations = try Migrator.load(directory: TestEnvironment.repositoryRoot.appendingPathComponent("migrations"))
+        let lines = try TestCluster.migrationLines()
         let configuration = cluster.postgresConfiguration
         // Two migrators at once, on their own connections: both succeed, nothing is applied twice.
-        async let first = onOwnThread { try Self.migrateOnce(migrations, configuration) }
-        async let second = onOwnThread { try Self.migrateOnce(migrations, configuration) }
+        async let first = onOwnThread { try Self.migrateOnce(lines, configuration) }
+        async let second = onOwnThread { try Self.migrateOnce(lines, configuration) }
         #expect(try await first + second == 0)
-        #expect(try await cluster.count("SELECT count(*) AS n FROM schema_migrations") == migrations.count)
-        var edited = migrations
-        edited[0] = Migration(version: migrations[0].version, name: migrations[0].name, sql: migrations[0].sql + "\n-- edited")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM reparto_migrations")
+                == lines.reduce(0) { $0 + $1.migrations.count })
+        // Every line of this build, each recorded under its own name.
+        #expect(try await cluster.count("SELECT count(DISTINCT line)::int AS n FROM reparto_migrations") == lines.count)
+        // A production type's migration edited after it was applied is refused, naming the line.
+        let index = try #require(lines.firstIndex { $0.name == TableReadProduction.name })
+        let line = lines[index], original = line.migrations[0]
+        var edited = lines
+        edited[index] = try MigrationLine(name: line.name, dependsOn: line.dependsOn, migrations:
+            [Migration(version: original.version, name: original.name, sql: original.sql + "\n-- edited")] + line.migrations.dropFirst())
         let tampered = edited
-        await #expect(throws: MigrationError.edited(version: migrations[0].version, name: migrations[0].name)) {
+        await #expect(throws: MigrationError.edited(line: line.name, version: original.version, name: original.name)) {
             try await cluster.postgres.withConnection { try Migrator.migrate(tampered, on: $0) }
         }
         await cluster.shutdown()
     }
 
-    static func migrateOnce(_ migrations: [Migration], _ configuration: PostgresConfiguration) throws -> Int {
+    static func migrateOnce(_ lines: [MigrationLine], _ configuration: PostgresConfiguration) throws -> Int {
         let connection = try PostgresConnection.connect(configuration)
         defer { connection.close() }
-        return try Migrator.migrate(migrations, on: connection).count
+        return try Migrator.migrate(lines, on: connection).count
     }
 
     /// Which of `wanted` (message ids, i.e. job ids) are in `reparto.dead`. Reads without

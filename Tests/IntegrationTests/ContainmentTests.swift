@@ -1,6 +1,6 @@
 import AMQP
 import Foundation
-@testable import Jobs
+@testable import RepartoRuntime
 import Logging
 import Postgres
 import RepartoTestSupport

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Jobs
+import RepartoRuntime
 import Logging
 import Operations
 import Postgres

@@ -1,6 +1,6 @@
 import Foundation
 import Generation
-import Jobs
+import RepartoRuntime
 import Providers
 import RepartoTestSupport
 import Testing

@@ -1,6 +1,7 @@
+import SpeechJobs
 import Assets
 import Foundation
-import Jobs
+import RepartoRuntime
 import TableRead
 import Postgres
 import Speech
@@ -19,7 +20,7 @@ struct GenerateJobTests {
 
     static func registry(root: URL) -> JobRegistry {
         let registry = JobRegistry()
-        GenerateJob.register(in: registry, environment: PipelineEnvironment(assetsRoot: root))
+        SpeechJob.register(in: registry, environment: SpeechEnvironment(assetsRoot: root))
         return registry
     }
 
@@ -38,11 +39,11 @@ struct GenerateJobTests {
     }
 
     static let lines = [
-        GenerateJob.Item(text: "INT. KITCHEN - NIGHT. The kettle screams.", voice: "en-us",
+        SpeechJob.Item(text: "INT. KITCHEN - NIGHT. The kettle screams.", voice: "en-us",
                          owner: .init(kind: .element, id: "doc-1/0/0")),
-        GenerateJob.Item(text: "I told you not to wait up.", voice: "en-us+Alicia", language: "en-us",
+        SpeechJob.Item(text: "I told you not to wait up.", voice: "en-us+Alicia", language: "en-us",
                          owner: .init(kind: .element, id: "doc-1/0/1")),
-        GenerateJob.Item(text: "Somebody had to.", voice: "en-gb", provider: "espeak-ng",
+        SpeechJob.Item(text: "Somebody had to.", voice: "en-gb", provider: "espeak-ng",
                          options: SynthesisOptions(speed: 1.2), owner: .init(kind: .document, id: "doc-1")),
     ]
 
@@ -52,10 +53,10 @@ struct GenerateJobTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let worker = cluster.startWorker(registry: Self.registry(root: root))
 
-        let first = try await cluster.client.enqueue(GenerateJob(items: Self.lines))
+        let first = try await cluster.client.enqueue(SpeechJob(items: Self.lines))
         let done = try await cluster.client.awaitJob(first, timeout: 90)
         #expect(done.state == .succeeded, "\(done.lastError ?? "")")
-        let result = try #require(try done.decodeResult(GenerateJob.Result.self))
+        let result = try #require(try done.decodeResult(SpeechJob.Result.self))
         #expect(result.items.count == 3)
         #expect(result.items.allSatisfy { !$0.reused && $0.durationSeconds > 0 })
 
@@ -90,10 +91,10 @@ struct GenerateJobTests {
             try filesAfterFirst.map { try (FileManager.default.attributesOfItem(atPath: root.path + "/" + $0)[.systemFileNumber] as? NSNumber)?.uint64Value }
         }
         let inodesBefore = try inodes()
-        let second = try await cluster.client.enqueue(GenerateJob(items: Self.lines))
+        let second = try await cluster.client.enqueue(SpeechJob(items: Self.lines))
         let again = try await cluster.client.awaitJob(second, timeout: 90)
         #expect(again.state == .succeeded, "\(again.lastError ?? "")")
-        let reused = try #require(try again.decodeResult(GenerateJob.Result.self))
+        let reused = try #require(try again.decodeResult(SpeechJob.Result.self))
         #expect(reused.items.allSatisfy { $0.reused })
         #expect(reused.items.map(\.path) == result.items.map(\.path))
         #expect(reused.items.map(\.durationSeconds) == result.items.map(\.durationSeconds))
@@ -127,12 +128,12 @@ struct GenerateJobTests {
         let root = try Self.temporaryRoot()
         defer { try? FileManager.default.removeItem(at: root) }
         let worker = cluster.startWorker(registry: Self.registry(root: root))
-        let good = GenerateJob.Item(text: "This line is fine.", voice: "en-us")
+        let good = SpeechJob.Item(text: "This line is fine.", voice: "en-us")
 
-        let empty = try await cluster.client.enqueue(GenerateJob(items: [good, .init(text: "  \n\t ", voice: "en-us")]))
-        let unknownVoice = try await cluster.client.enqueue(GenerateJob(items: [good, .init(text: "Hello.", voice: "xx-no-such-voice")]))
-        let unknownProvider = try await cluster.client.enqueue(GenerateJob(items: [.init(text: "Hello.", voice: "en-us", provider: "nope")]))
-        let badOwner = try await cluster.client.enqueue(GenerateJob(items: [.init(text: "Hello.", voice: "en-us", owner: .init(kind: .document, id: nil))]))
+        let empty = try await cluster.client.enqueue(SpeechJob(items: [good, .init(text: "  \n\t ", voice: "en-us")]))
+        let unknownVoice = try await cluster.client.enqueue(SpeechJob(items: [good, .init(text: "Hello.", voice: "xx-no-such-voice")]))
+        let unknownProvider = try await cluster.client.enqueue(SpeechJob(items: [.init(text: "Hello.", voice: "en-us", provider: "nope")]))
+        let badOwner = try await cluster.client.enqueue(SpeechJob(items: [.init(text: "Hello.", voice: "en-us", owner: .init(kind: .document, id: nil))]))
 
         let deadEmpty = try await cluster.client.awaitJob(empty, timeout: 60)
         #expect(deadEmpty.state == .dead)
@@ -167,9 +168,9 @@ struct GenerateJobTests {
         defer { try? FileManager.default.removeItem(at: root) }
         // No OpenAI key in this environment: the provider is registered but not configured.
         let registry = JobRegistry()
-        GenerateJob.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, variables: ["PATH": "/usr/bin:/bin"]))
+        SpeechJob.register(in: registry, environment: SpeechEnvironment(assetsRoot: root, variables: ["PATH": "/usr/bin:/bin"]))
         let worker = cluster.startWorker(registry: registry)
-        let id = try await cluster.client.enqueue(GenerateJob(items: [.init(text: "Hello.", voice: "alloy", provider: "openai")]))
+        let id = try await cluster.client.enqueue(SpeechJob(items: [.init(text: "Hello.", voice: "alloy", provider: "openai")]))
         let dead = try await cluster.client.awaitJob(id, timeout: 60)
         #expect(dead.state == .dead)
         #expect(dead.attempts == 1)

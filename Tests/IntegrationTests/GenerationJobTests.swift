@@ -1,7 +1,8 @@
+import ProviderControl
 import Assets
 import Foundation
 import Generation
-import Jobs
+import RepartoRuntime
 import Postgres
 import Providers
 import RepartoConfiguration

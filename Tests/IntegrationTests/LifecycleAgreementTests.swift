@@ -1,5 +1,5 @@
 import Foundation
-@testable import Jobs
+@testable import RepartoRuntime
 import Postgres
 import RepartoTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import AMQP
 import Foundation
-import Jobs
+import RepartoRuntime
 import Logging
 import Operations
 import RepartoTestSupport

@@ -1,6 +1,7 @@
+import SpeechJobs
 import Assets
 import Foundation
-import Jobs
+import RepartoRuntime
 import TableRead
 import Postgres
 import Screenplay
@@ -53,7 +54,7 @@ struct ParseJobTests {
                 try Data(bytes).write(to: url)
             }
             registry = JobRegistry()
-            PipelineKinds.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, variables: [:]))
+            TableReadKinds.registerWithSpeech(in: registry, environment: SpeechEnvironment(assetsRoot: root, variables: [:]))
         }
 
         func remove() { try? FileManager.default.removeItem(at: root) }

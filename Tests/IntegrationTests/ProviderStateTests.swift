@@ -1,6 +1,8 @@
+import ProviderControl
+import SpeechJobs
 import Assets
 import Foundation
-import Jobs
+import RepartoRuntime
 import TableRead
 import Postgres
 import Speech
@@ -13,7 +15,7 @@ import Testing
 struct ProviderStateTests {
     static func registry(root: URL, postgres: PostgresClient, lifetime: Duration) -> (JobRegistry, SpeechGenerator) {
         let registry = JobRegistry()
-        let generator = GenerateJob.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, postgres: postgres),
+        let generator = SpeechJob.register(in: registry, environment: SpeechEnvironment(assetsRoot: root, postgres: postgres),
                                              providerStateLifetime: lifetime)
         return (registry, generator)
     }
@@ -56,9 +58,9 @@ struct ProviderStateTests {
         #expect(disabled.stdout.contains("espeak-ng: disabled"))
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers WHERE id = 'espeak-ng' AND NOT enabled") == 1)
 
-        let items = [GenerateJob.Item(text: "The kettle screams.", voice: "en-us"),
-                     GenerateJob.Item(text: "Nobody answers.", voice: "en-gb", provider: "espeak-ng")]
-        let id = try await cluster.client.enqueue(GenerateJob(items: items))
+        let items = [SpeechJob.Item(text: "The kettle screams.", voice: "en-us"),
+                     SpeechJob.Item(text: "Nobody answers.", voice: "en-gb", provider: "espeak-ng")]
+        let id = try await cluster.client.enqueue(SpeechJob(items: items))
         let dead = try await cluster.client.awaitJob(id, timeout: 60)
         #expect(dead.state == .dead)
         #expect(dead.attempts == 1)
@@ -73,7 +75,7 @@ struct ProviderStateTests {
         #expect(try await cluster.client.retry(id) == 1)
         let done = try await cluster.client.awaitJob(id, timeout: 90)
         #expect(done.state == .succeeded, "\(done.lastError ?? "")")
-        let result = try #require(try done.decodeResult(GenerateJob.Result.self))
+        let result = try #require(try done.decodeResult(SpeechJob.Result.self))
         #expect(result.items.count == 2 && result.items.allSatisfy { !$0.reused })
         #expect(Self.wavFiles(under: root).count == 2)
         #expect(try await cluster.count("SELECT count(*) AS n FROM generated_content WHERE job_id = $1", [id]) == 2)
@@ -93,11 +95,11 @@ struct ProviderStateTests {
         let root = try GenerateJobTests.temporaryRoot()
         defer { try? FileManager.default.removeItem(at: root) }
         let registry = JobRegistry()
-        let generator = GenerateJob.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, postgres: cluster.postgres))
+        let generator = SpeechJob.register(in: registry, environment: SpeechEnvironment(assetsRoot: root, postgres: cluster.postgres))
         let worker = cluster.startWorker(registry: registry)
         try await generator.providersRecorded()
         func generate(_ n: Int) async throws -> JobRecord {
-            let id = try await cluster.client.enqueue(GenerateJob(items: [GenerateJob.Item(text: "Line \(n).", voice: "en", provider: "espeak-ng")]))
+            let id = try await cluster.client.enqueue(SpeechJob(items: [SpeechJob.Item(text: "Line \(n).", voice: "en", provider: "espeak-ng")]))
             return try await cluster.client.awaitJob(id, timeout: 60)
         }
         #expect(try await generate(0).state == .succeeded, "the worker has the provider's flag in memory")
@@ -116,7 +118,7 @@ struct ProviderStateTests {
         #expect(dead.lastError?.contains("disabled by an operator") == true, "\(dead.lastError ?? "")")
         #expect(try await cluster.count("""
             SELECT count(*) AS n FROM jobs
-            WHERE kind = 'generate' AND state = 'succeeded' AND started_at >= $1::timestamptz + interval '6 seconds'
+            WHERE kind = 'speech.synthesize' AND state = 'succeeded' AND started_at >= $1::timestamptz + interval '6 seconds'
             """, [disabledAt]) == 0, "a job started 5 s after the disable still used the provider")
         try await worker.stop()
         await cluster.shutdown()
@@ -153,13 +155,13 @@ struct ProviderStateTests {
         let (registry, _) = Self.registry(root: root, postgres: cluster.postgres, lifetime: .seconds(5))
         let worker = cluster.startWorker(registry: registry)
 
-        let refused = try await cluster.client.enqueue(GenerateJob(items: [.init(text: "Hello.", voice: "en-us")]))
+        let refused = try await cluster.client.enqueue(SpeechJob(items: [.init(text: "Hello.", voice: "en-us")]))
         let dead = try await cluster.client.awaitJob(refused, timeout: 60)
         #expect(dead.state == .dead)
         #expect(dead.lastError?.contains("unknown voice 'en-us'") == true)
 
         // A language the cache has no row for is fetched from espeak-ng and stored for every worker.
-        let accepted = try await cluster.client.enqueue(GenerateJob(items: [.init(text: "Hello.", voice: "en-us", language: "en-us")]))
+        let accepted = try await cluster.client.enqueue(SpeechJob(items: [.init(text: "Hello.", voice: "en-us", language: "en-us")]))
         let done = try await cluster.client.awaitJob(accepted, timeout: 60)
         #expect(done.state == .succeeded, "\(done.lastError ?? "")")
         #expect(try await cluster.count("""

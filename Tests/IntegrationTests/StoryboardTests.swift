@@ -2,7 +2,7 @@ import Analysis
 import Assets
 import Foundation
 import Generation
-import Jobs
+import RepartoRuntime
 import Providers
 import RepartoTestSupport
 import Screenplay

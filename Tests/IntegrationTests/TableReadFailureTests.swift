@@ -1,6 +1,7 @@
+import SpeechJobs
 import Assets
 import Foundation
-import Jobs
+import RepartoRuntime
 import TableRead
 import Postgres
 import RepartoTestSupport
@@ -409,10 +410,10 @@ extension TableReadTests.Pipeline {
     static func start(root: URL, providers: VoiceProviderRegistry? = nil, concurrency: Int = 2) async throws -> Self {
         let cluster = try await TestCluster.make()
         let registry = JobRegistry()
-        PipelineKinds.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, postgres: cluster.postgres),
+        TableReadKinds.registerWithSpeech(in: registry, environment: SpeechEnvironment(assetsRoot: root, postgres: cluster.postgres),
                                providers: providers)
         let worker = cluster.startWorker(registry: registry, concurrency: concurrency, prefetch: 4)
-        let coordinator = cluster.startCoordinator(plans: PipelineKinds.plans)
+        let coordinator = cluster.startCoordinator(plans: TableReadKinds.plans)
         return Self(cluster: cluster, root: root, tableReads: TableReadClient(postgres: cluster.postgres, assetsRoot: root),
                     services: [worker, coordinator])
     }

@@ -1,6 +1,7 @@
+import SpeechJobs
 import Assets
 import Foundation
-import Jobs
+import RepartoRuntime
 import TableRead
 import Postgres
 import RepartoTestSupport
@@ -28,10 +29,10 @@ struct TableReadTests {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-tableread-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let registry = JobRegistry()
-            PipelineKinds.register(in: registry, environment: PipelineEnvironment(assetsRoot: root, postgres: cluster.postgres),
+            TableReadKinds.registerWithSpeech(in: registry, environment: SpeechEnvironment(assetsRoot: root, postgres: cluster.postgres),
                                    providers: providers)
             let worker = cluster.startWorker(registry: registry, concurrency: concurrency, prefetch: 4)
-            let coordinator = cluster.startCoordinator(plans: PipelineKinds.plans)
+            let coordinator = cluster.startCoordinator(plans: TableReadKinds.plans)
             return Pipeline(cluster: cluster, root: root, tableReads: TableReadClient(postgres: cluster.postgres, assetsRoot: root),
                             services: [worker, coordinator])
         }

@@ -1,8 +1,11 @@
+import RepartoConfiguration
+import SpeechJobs
 import AMQP
 import BookImport
 import Dispatch
+import Composition
 import Foundation
-import Jobs
+import RepartoRuntime
 import Logging
 import Postgres
 import RepartoTestSupport
@@ -45,7 +48,8 @@ final class TestCluster: Sendable {
         client = JobClient(postgres: postgres)
     }
 
-    static func make() async throws -> TestCluster {
+    /// - Parameter migrated: false leaves the database empty (for tests of the migrations themselves).
+    static func make(migrated: Bool = true) async throws -> TestCluster {
         let admin = try PostgresConfiguration(url: TestEnvironment.databaseURL())
         let amqp = try AMQPConfiguration(url: TestEnvironment.amqpURL())
         let name = "reparto_t_\(UUID().uuidString.prefix(8).lowercased())"
@@ -61,9 +65,17 @@ final class TestCluster: Sendable {
         let assetsRoot = FileManager.default.temporaryDirectory.appendingPathComponent("reparto-t-assets-\(name)")
         try FileManager.default.createDirectory(at: assetsRoot, withIntermediateDirectories: true)
         let cluster = TestCluster(name: name, admin: admin, configuration: configuration, amqp: amqp, assetsRoot: assetsRoot)
-        let migrations = try Migrator.load(directory: TestEnvironment.repositoryRoot.appendingPathComponent("migrations"))
-        _ = try await cluster.postgres.withConnection { try Migrator.migrate(migrations, on: $0) }
+        if migrated {
+            let lines = try TestCluster.migrationLines()
+            _ = try await cluster.postgres.withConnection { try Migrator.migrate(lines, on: $0) }
+        }
         return cluster
+    }
+
+    /// Every migration line of this build, the runtime's read from this checkout.
+    static func migrationLines() throws -> [MigrationLine] {
+        try Kinds.migrationLines(ConfigurationValues(environment: [:]),
+                                 runtimeDirectory: TestEnvironment.repositoryRoot.appendingPathComponent("migrations"))
     }
 
     /// Records every transition into `succeeded`, to prove no job's effect is applied twice.
@@ -162,7 +174,7 @@ extension TestCluster {
         let used = (try? await postgres.query("SELECT DISTINCT queue FROM jobs").compactMap { $0.string("queue") }) ?? []
         // A `reparto worker` subprocess declares every queue of the build's kinds, used or not.
         let declared = JobRegistry.withBuiltins().queues
-            + [ParseJob.queue, EnrichJob.queue, GenerateJob.queue, AssembleJob.queue, BookParseJob.queue]
+            + [ParseJob.queue, EnrichJob.queue, SpeechJob.queue, AssembleJob.queue, BookParseJob.queue]
         let names = Set(used + declared).map { JobTopology.queueName($0, namespace: name) }
         let amqp = amqp
         _ = try? await BlockingWork.run {

@@ -1,5 +1,5 @@
 import Foundation
-import Jobs
+import RepartoRuntime
 import Metrics
 import Operations
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import Jobs
+import RepartoRuntime
 import Operations
 import Testing
 

@@ -1,5 +1,5 @@
 import AMQP
-import Jobs
+import RepartoRuntime
 import Synchronization
 
 /// A ``JobTransport`` in memory: tests deliver job ids and wait for the worker to settle them.

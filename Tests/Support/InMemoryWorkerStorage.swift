@@ -1,5 +1,5 @@
 import Foundation
-import Jobs
+import RepartoRuntime
 import Synchronization
 
 /// A ``WorkerStorage`` in memory: a jobs table that keeps ``JobLifecycle``'s rules (claims,

@@ -1,3 +1,4 @@
+import SpeechJobs
 import Foundation
 import Screenplay
 import Speech
@@ -31,7 +32,7 @@ import Testing
         #expect(lines.map(\.options) == [nil, nil, Self.young, nil])
         #expect(lines[1].contentKey != lines[2].contentKey, "the same words at another age are other audio")
         for line in lines {
-            let item = GenerateJob.Item(text: line.text, voice: line.voice, provider: line.provider, language: line.language,
+            let item = SpeechJob.Item(text: line.text, voice: line.voice, provider: line.provider, language: line.language,
                                         options: line.options)
             #expect(item.contentKey.description == line.contentKey)
         }

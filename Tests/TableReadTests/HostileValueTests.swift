@@ -1,5 +1,6 @@
+import SpeechJobs
 import Foundation
-import Jobs
+import RepartoRuntime
 import Testing
 @testable import TableRead
 
@@ -21,7 +22,7 @@ import Testing
             Issue.record("expected invalidParameter, got \(error)")
             return
         }
-        #expect(kind == "parse")
+        #expect(kind == "table-read.parse")
         #expect(field == "maxBytes")
     }
 
@@ -32,10 +33,10 @@ import Testing
 
     @Test func aGenerateItemWithAWildSpeedNamesItsPath() throws {
         let registry = JobRegistry()
-        registry.register(GenerateJob.self) { _, _ in }
+        registry.register(SpeechJob.self) { _, _ in }
         let json = #"{"items":[{"text":"Hi.","voice":"en-us"},{"text":"Hi.","voice":"en-us","options":{"speed":1e300}}]}"#
         let error = try #require(throws: JobError.self) {
-            try registry.definition(for: GenerateJob.kind)?.validate(parameters: Data(json.utf8))
+            try registry.definition(for: SpeechJob.kind)?.validate(parameters: Data(json.utf8))
         }
         guard case .invalidParameter(_, let field, let reason) = error else {
             Issue.record("expected invalidParameter, got \(error)")

@@ -1,3 +1,4 @@
+import SpeechJobs
 import Assets
 import Foundation
 import Screenplay
@@ -43,7 +44,7 @@ struct LineDeliveryTests {
         #expect(phonemes[2].providerText == "Is that [[i:z'0ld@z]] coat?")
         #expect(respelled[3].spokenText == nil && respelled[3].providerText == "Don't move.")
         // The key hashes exactly what the provider is given.
-        let item = GenerateJob.Item(text: phonemes[2].providerText, voice: phonemes[2].voice, provider: "espeak-ng", language: "en")
+        let item = SpeechJob.Item(text: phonemes[2].providerText, voice: phonemes[2].voice, provider: "espeak-ng", language: "en")
         #expect(item.contentKey.description == phonemes[2].contentKey)
     }
 

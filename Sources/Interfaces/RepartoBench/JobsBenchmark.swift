@@ -1,0 +1,69 @@
+import Foundation
+import RepartoRuntime
+import Logging
+import Postgres
+
+/// `reparto bench jobs`: no-op jobs end to end against a live cluster (workers running).
+///
+/// Full durability: job rows committed, messages persistent and confirmed, completions committed
+/// before acks. Throughput is jobs / (last finish − first enqueue); latency per job is its
+/// `finished_at − created_at` as PostgreSQL recorded them. CPU is every local process's that
+/// takes part (``ProcessCPUBreakdown``), from the first enqueue to the last job's end.
+public struct JobsBenchmark: Sendable {
+    /// Number of jobs.
+    public var count: Int
+    /// Offered load in jobs/s; nil: as fast as possible, in batches of `batch`.
+    public var rate: Int?
+    /// Jobs per enqueue transaction when no `rate` is given.
+    public var batch: Int
+    /// Seconds to wait for every job to finish.
+    public var timeout: Double
+
+    /// A benchmark of `count` no-op jobs.
+    public init(count: Int, rate: Int?, batch: Int, timeout: Double) {
+        self.count = count
+        self.rate = rate
+        self.batch = batch
+        self.timeout = timeout
+    }
+
+    /// Enqueues the jobs into a production of their own, waits until all are final, and reports.
+    public func run(postgres: PostgresClient, logger: Logger) async throws -> JobsBenchReport {
+        let client = JobClient(postgres: postgres)
+        let production = try await client.createProduction(name: "bench \(count) noop")
+        let options = JobOptions(maxAttempts: 1, productionID: production)
+        let parameters = Data("{}".utf8)
+        let clock = ContinuousClock()
+        let cpuBefore = ProcessCPUBreakdown.now()
+        let start = clock.now
+        var sent = 0
+        func enqueue(_ n: Int) async throws {
+            try await client.enqueue((0..<n).map { _ in
+                JobRequest(kind: NoopJob.kind, queue: NoopJob.queue, parameters: parameters, options: options)
+            })
+            sent += n
+        }
+        if let rate {
+            // Small batches every 10 ms, on schedule (not "sleep after work"), so the load is offered evenly.
+            let perTick = max(1, rate / 100)
+            var tick = 0
+            while sent < count {
+                try await enqueue(min(perTick, count - sent))
+                tick += 1
+                let due = start + .milliseconds(10 * tick)
+                if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+            }
+        } else {
+            while sent < count { try await enqueue(min(batch, count - sent)) }
+        }
+        let enqueued = clock.now - start
+        // Every job final (the production's own state needs a coordinator; this does not).
+        _ = try await client.awaitProduction(production, timeout: timeout, logger: logger) { progress in
+            progress.total > 0 && progress.done >= progress.total
+        }
+        let cpu = ProcessCPUBreakdown.now().spent(since: cpuBefore)
+        var report = try await JobsBenchReport.load(production: production, enqueueSeconds: enqueued / .seconds(1), on: postgres)
+        report.cpu = cpu
+        return report
+    }
+}

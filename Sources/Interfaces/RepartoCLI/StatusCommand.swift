@@ -1,0 +1,20 @@
+import ArgumentParser
+import Foundation
+import RepartoRuntime
+import Composition
+import TerminalText
+
+/// `reparto status [--json]`: the operations views as tables or JSON.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show queues, productions, workers and failures.")
+
+    @OptionGroup var cluster: ClusterOptions
+
+    @Flag(help: "Print JSON instead of tables.") var json = false
+    @Option(help: "Rows per view.") var limit: Int = 20
+
+    func run() async throws {
+        let views = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.status")) { try await OpsView.snapshot(Kinds.opsViews, limit: limit, on: $0) }
+        print(json ? StatusRendering.json(views) : StatusRendering.text(views), terminator: json ? "\n" : "")
+    }
+}

@@ -1,0 +1,150 @@
+@testable import RepartoRuntime
+import Foundation
+import Logging
+import RepartoTestSupport
+import Testing
+
+/// A `Worker` on the in-memory transport and storage: its whole path from delivery to
+/// acknowledgement, without RabbitMQ or PostgreSQL.
+@Suite(.timeLimit(.minutes(1))) struct WorkerTests {
+    private struct Harness {
+        let transport = InMemoryJobTransport()
+        let storage = InMemoryWorkerStorage()
+        let worker: Worker
+        let running: Task<Void, any Error>
+
+        init() {
+            let registry = JobRegistry.withBuiltins()
+            worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 2, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+            running = Task { [worker] in try await worker.run() }
+        }
+
+        /// Ends the worker's run (the deliveries end) and waits for it.
+        func stop() async throws {
+            await transport.close()
+            try await running.value
+        }
+    }
+
+    @Test func aDeliveredJobRunsIsCommittedSucceededThenAcked() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: NoopJob.kind)
+        let delivery = harness.transport.deliver(id.uuidString)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(harness.storage.row(id)?.state == .succeeded)
+        #expect(harness.storage.row(id)?.attempts == 1)
+        try await harness.stop()
+    }
+
+    @Test func aRetryableFailureIsCommittedFailedWithABackoffAndAcked() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: FailJob.kind, parameters: #"{"message": "flaky"}"#, maxAttempts: 3)
+        let delivery = harness.transport.deliver(id.uuidString)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        let row = try #require(harness.storage.row(id))
+        #expect(row.state == .failed)
+        #expect(row.publishPending)
+        #expect((row.retryDelay ?? 0) > 0)
+        #expect(row.lastError == "flaky")
+        try await harness.stop()
+    }
+
+    @Test func aPermanentFailureIsDeadAndDeadLettered() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: FailJob.kind, parameters: #"{"message": "no", "permanent": true}"#, maxAttempts: 3)
+        let delivery = harness.transport.deliver(id.uuidString)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .reject(requeue: false))
+        #expect(harness.storage.row(id)?.state == .dead)
+        try await harness.stop()
+    }
+
+    @Test func theLastAttemptsFailureIsDead() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: FailJob.kind, parameters: #"{"message": "again"}"#, maxAttempts: 2)
+        harness.storage.update(id) { $0.attempts = 1; $0.state = .failed }
+        harness.transport.deliver(id.uuidString)
+        _ = await harness.transport.settlements(atLeast: 1)
+        let row = try #require(harness.storage.row(id))
+        #expect(row.state == .dead)
+        #expect(row.attempts == 2)
+        #expect(row.lastError == "again (gave up after 2 attempts)")
+        try await harness.stop()
+    }
+
+    @Test func aMessageThatIsNotAJobIDIsDeadLettered() async throws {
+        let harness = Harness()
+        let delivery = harness.transport.deliver("not a uuid")
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .reject(requeue: false))
+        try await harness.stop()
+    }
+
+    @Test func aRedeliveryOfAFinishedJobIsAckedWithoutRunningIt() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: FailJob.kind, parameters: #"{"message": "would fail"}"#)
+        harness.storage.update(id) { $0.state = .succeeded; $0.attempts = 1 }
+        let delivery = harness.transport.deliver(id.uuidString, redelivered: true)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(harness.storage.row(id)?.state == .succeeded)
+        #expect(harness.storage.row(id)?.attempts == 1, "not claimed again")
+        try await harness.stop()
+    }
+
+    @Test func aJobOfAnUnknownKindIsDead() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: "no-such-kind", maxAttempts: 5)
+        let delivery = harness.transport.deliver(id.uuidString)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .reject(requeue: false))
+        #expect(harness.storage.row(id)?.state == .dead)
+        try await harness.stop()
+    }
+
+    @Test func aJobRunningOnALiveWorkerIsNotClaimedByAnother() async throws {
+        let harness = Harness()
+        let other = WorkerIdentity(queues: ["default"], concurrency: 1, heartbeatInterval: 2)
+        _ = try await harness.storage.heartbeat(other, succeeded: 0, failed: 0, inFlight: 1, local: [])
+        let id = harness.storage.insert(kind: NoopJob.kind)
+        harness.storage.update(id) { $0.state = .running; $0.attempts = 1; $0.workerID = other.id }
+        let delivery = harness.transport.deliver(id.uuidString, redelivered: true)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(harness.storage.row(id)?.workerID == other.id)
+        #expect(harness.storage.row(id)?.state == .running)
+        try await harness.stop()
+    }
+
+    /// Claim only what can start: with both slots busy, the deliveries behind them stay unclaimed
+    /// (queued, no attempt counted), so a worker that died now would charge them nothing.
+    @Test func deliveriesBeyondTheFreeSlotsAreNotClaimed() async throws {
+        let harness = Harness()  // two slots
+        let long = (0..<2).map { _ in harness.storage.insert(kind: SleepJob.kind, parameters: #"{"seconds": 600}"#) }
+        let waiting = (0..<5).map { _ in harness.storage.insert(kind: NoopJob.kind) }
+        for id in long + waiting { harness.transport.deliver(id.uuidString) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !long.allSatisfy({ harness.storage.row($0)?.state == .running }) {
+            guard ContinuousClock.now < deadline else { Issue.record("the long jobs never started"); break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Both slots are taken until the long jobs end: nothing else may have been claimed.
+        #expect(waiting.allSatisfy { harness.storage.row($0)?.state == .queued && harness.storage.row($0)?.attempts == 0 })
+        try await harness.stop()
+    }
+
+    @Test func manyJobsAreAllCommittedAndTheWorkerRecordsItsCountsWhenItStops() async throws {
+        let harness = Harness()
+        let ids = (0..<20).map { _ in harness.storage.insert(kind: NoopJob.kind) }
+        for id in ids { harness.transport.deliver(id.uuidString) }
+        let settled = await harness.transport.settlements(atLeast: 20)
+        #expect(settled.values.allSatisfy { $0 == .ack })
+        #expect(ids.allSatisfy { harness.storage.row($0)?.state == .succeeded })
+        try await harness.stop()
+        #expect(harness.storage.stopped(harness.worker.identity.id)?.succeeded == 20)
+    }
+}
