@@ -121,10 +121,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
         ], path: "Sources/Capabilities/Generation", resources: [.embedInCode("Migrations")], swiftSettings: swiftSettings),
-        // every provider's state in one place: `reparto providers`
+        // every provider's state in one place (the `provider_states` view, line `providers`): `reparto providers`
         .target(name: "ProviderControl", dependencies: [
-            "Providers", "Speech", "SpeechJobs", "Generation", "Postgres", "RepartoConfiguration",
-        ], path: "Sources/Capabilities/ProviderControl", swiftSettings: swiftSettings),
+            "Providers", "Speech", "SpeechJobs", "Generation", "Postgres", "RepartoConfiguration", "RepartoRuntime",
+        ], path: "Sources/Capabilities/ProviderControl", resources: [.embedInCode("Migrations")], swiftSettings: swiftSettings),
         // the asset volume's sweep (`assets.sweep`), asking every production type for its references
         .target(name: "AssetSweep", dependencies: [
             "Assets", "RepartoRuntime", "Postgres", "Threading",

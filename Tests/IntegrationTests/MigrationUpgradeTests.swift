@@ -40,9 +40,9 @@ struct MigrationUpgradeTests {
 
         let lines = try TestCluster.migrationLines()
         let applied = try await cluster.postgres.withConnection { try Migrator.migrate(lines, on: $0) }
-        // What 0020 had is adopted, not run again: only 0021's runtime part and the renames ran.
+        // What 0020 had is adopted, not run again: only 0021, the renames and the new provider view ran.
         #expect(applied.map { "\($0.line)/\($0.migration.name)" }.sorted() == [
-            "book-import/kind_names", "generation/kind_names", "runtime/containment_and_namespaces",
+            "book-import/kind_names", "generation/kind_names", "providers/provider_states", "runtime/containment_and_namespaces",
             "speech/kind_names", "table-read/kind_names",
         ])
         #expect(try await cluster.count("SELECT count(*)::int AS n FROM reparto_migrations")

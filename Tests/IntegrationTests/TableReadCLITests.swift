@@ -104,7 +104,7 @@ struct TableReadCLITests {
 
         let unknown = UUID()
         expectOneErrorLine(try await RepartoProcess.run(["results", unknown.uuidString], environment: run.environment),
-                           mentioning: "no table read with id \(unknown.uuidString)", "results of an unknown id")
+                           mentioning: "no production with id \(unknown.uuidString)", "results of an unknown id")
         expectOneErrorLine(try await RepartoProcess.run(["results", "not-an-id"], environment: run.environment),
                            mentioning: "'not-an-id' is not a production id", "results of a malformed id")
         expectOneErrorLine(try await RepartoProcess.run(["cancel", id.uuidString], environment: run.environment),

@@ -202,7 +202,7 @@ struct TableReadTests {
         #expect(report.flagged?.map(\.speaker).sorted() == ["CY", "DEE"])
         #expect(missing.speaker == "BOB" && missing.text.contains("POISON"))
         #expect(missing.reason.contains("poisoned"), "\(missing.reason)")
-        #expect(results.failures.contains { $0.kind == "generate" && $0.state == "dead" && ($0.error ?? "").contains("poisoned") })
+        #expect(results.failures.contains { $0.kind == SpeechJob.kind && $0.state == "dead" && ($0.error ?? "").contains("poisoned") })
         try await pipeline.stop()
     }
 

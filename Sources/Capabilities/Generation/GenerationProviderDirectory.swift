@@ -92,7 +92,7 @@ public struct GenerationProviderDirectory: Sendable {
     }
 
     /// `{text,embedding}` as strings.
-    static func parseTextArray(_ text: String) -> [String] {
+    public static func parseTextArray(_ text: String) -> [String] {
         text.trimmingCharacters(in: CharacterSet(charactersIn: "{}")).split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Generation
 import Postgres
 import Providers
+import RepartoRuntime
 import RepartoConfiguration
 import Speech
 import SpeechJobs
@@ -20,9 +21,10 @@ public enum ProviderDirectoryError: Error, Sendable, Equatable, CustomStringConv
     }
 }
 
-/// The state of every provider, whatever it does, in one place: what workers recorded (the speech
-/// providers' switches in `voice_providers`, the generation providers' in `generation_providers`,
-/// read by the table read's gate and by the fallback chains) merged with this process's view
+/// The state of every provider, whatever it does, in one place: what workers recorded (the
+/// `provider_states` view over the speech providers' switches in `voice_providers` and the
+/// generation providers' in `generation_providers`, read by the speech gate and by the fallback
+/// chains) merged with this process's view
 /// (``ProviderRegistry``) by id. `reparto providers` and its alias `reparto voices providers` are
 /// this type and nothing else.
 public struct ProviderDirectory: Sendable {
@@ -43,13 +45,17 @@ public struct ProviderDirectory: Sendable {
         let local = registry.providers.map { (id: $0.id, part: ProviderState.Part(provider: $0)) }
         var recorded: [(id: String, part: ProviderState.Part)] = []
         if let postgres {
-            recorded = try await VoiceProviderDirectory(postgres: postgres).list().map { row in
-                (row.id, ProviderState.Part(name: row.displayName, capabilities: [ProviderCapability.speech.rawValue],
-                                            enabled: row.enabled, configured: row.configured, recorded: true, updatedAt: row.updatedAt))
-            }
-            recorded += try await GenerationProviderDirectory(postgres: postgres).list().map { row in
-                (row.id, ProviderState.Part(name: row.displayName, capabilities: row.capabilities, models: row.models,
-                                            enabled: row.enabled, configured: row.configured, recorded: true, updatedAt: row.updatedAt))
+            recorded = try await postgres.withConnection { connection in
+                try connection.query("""
+                    SELECT id, display_name, capabilities, models, enabled, configured, updated_at FROM provider_states ORDER BY id
+                    """).map { row in
+                    (row.string("id") ?? "", ProviderState.Part(
+                        name: row.string("display_name") ?? "",
+                        capabilities: row.string("capabilities").map(GenerationProviderDirectory.parseTextArray) ?? [],
+                        models: (try? row.json("models", as: [String: String].self)) ?? [:],
+                        enabled: row.bool("enabled") ?? true, configured: row.bool("configured") ?? false,
+                        recorded: true, updatedAt: row.date("updated_at")))
+                }
             }
         }
         let states = ProviderState.merge(recorded: recorded, local: local)
@@ -84,6 +90,11 @@ public struct ProviderDirectory: Sendable {
 }
 
 extension ProviderDirectory {
+    /// The migration line of the provider layer (the `provider_states` view).
+    public static func migrations() throws(MigrationError) -> MigrationLine {
+        try ProviderMigrations.line()
+    }
+
     /// The one provider registry of this build: the speech providers and the generation
     /// providers configured from `configuration`.
     public static func providers(_ configuration: ConfigurationValues) -> ProviderRegistry {

@@ -3,6 +3,7 @@ import Assets
 import Foundation
 import Generation
 import ProductionKit
+import ProviderControl
 import Postgres
 import RepartoConfiguration
 import RepartoRuntime
@@ -55,6 +56,7 @@ public enum Kinds {
                                             directory: runtimeDirectory ?? migrationsDirectory(configuration))]
         lines.append(try SpeechMigrations.line())
         lines.append(try GenerationMigrations.line())
+        lines.append(try ProviderDirectory.migrations())
         for type in ProductionTypes.all { lines.append(try type.migrations()) }
         return try Migrator.ordered(lines)
     }

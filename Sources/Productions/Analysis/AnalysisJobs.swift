@@ -38,6 +38,10 @@ public struct SynopsisJob: JobParameters {
     public var textProviders: [String]
     public var fresh: Bool?
 
+    public init(productionID: UUID, textProviders: [String], fresh: Bool? = nil) {
+        (self.productionID, self.textProviders, self.fresh) = (productionID, textProviders, fresh)
+    }
+
     public var limitKey: String? { textProviders.first.map { "provider:\($0)" } }
 
     public struct Result: Codable, Sendable, Hashable {

@@ -48,10 +48,10 @@ public struct BookParseJob: JobParameters {
 
     static func run(_ parameters: BookParseJob, context: JobContext, assetsRoot: URL) async throws -> BookImportReport {
         guard let productionID = context.productionID else {
-            throw JobError.permanent("books.parse: the job belongs to no production")
+            throw JobError.permanent("\(kind): the job belongs to no production")
         }
         guard !parameters.sourcePath.hasPrefix("/"), !parameters.sourcePath.split(separator: "/").contains("..") else {
-            throw JobError.permanent("books.parse: sourcePath must be relative to the asset root: \(parameters.sourcePath)")
+            throw JobError.permanent("\(kind): sourcePath must be relative to the asset root: \(parameters.sourcePath)")
         }
         let maxBytes = parameters.maxBytes ?? CSVReader.defaultMaxBytes
         guard maxBytesRange.contains(maxBytes) else {
@@ -63,13 +63,13 @@ public struct BookParseJob: JobParameters {
         // Checked against the limit before it is read, never more than the limit read.
         do { data = try await store.read(parameters.sourcePath, maxBytes: maxBytes) } catch let error as AssetError {
             if error.isRetryable { throw error }
-            throw JobError.permanent("books.parse: \(error.description)")
+            throw JobError.permanent("\(kind): \(error.description)")
         }
         let export: BookExport
         do {
             export = try BookExport.read(Array(data), format: parameters.format, maxBytes: maxBytes)
         } catch {
-            throw JobError.permanent("books.parse: \(parameters.sourcePath): \(error)")
+            throw JobError.permanent("\(kind): \(parameters.sourcePath): \(error)")
         }
         let prune = parameters.prune
         context.transactionalResult { connection in
