@@ -179,7 +179,10 @@ struct ContainmentTests {
                 .compactMap { $0.string("worker_id") }
             #expect(workers == [side.worker.identity.id], "namespace \(side.namespace) ran on \(workers)")
             #expect(try await side.postgres.query("SELECT count(*) AS n FROM jobs").first?.int("n") == ids.count)
-            #expect(try await side.postgres.query("SELECT count(*) AS n FROM productions WHERE state = 'completed'").first?.int("n") == 1)
+            // The coordinator completes the production after its last job, on its next tick.
+            try await cluster.wait(timeout: 60, for: "namespace \(side.namespace)'s production to complete") {
+                try await side.postgres.query("SELECT count(*) AS n FROM productions WHERE state = 'completed'").first?.int("n") == 1
+            }
         }
         // Cancel and lookups do not reach across: namespace b cannot see a's jobs.
         await #expect(throws: (any Error).self) { _ = try await sides[1].client.job(batches[0][0]) }
