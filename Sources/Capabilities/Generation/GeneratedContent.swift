@@ -39,7 +39,8 @@ public struct UsageEntry: Sendable, Equatable, Codable {
     public var productionID: UUID?
     public var provider: String
     public var model: String
-    /// `text`, `embedding`, `image`, or `speech` (the table read's `generate` jobs).
+    /// `text`, `embedding`, `image`, `vision` (images in, a structured answer out), or `speech`
+    /// (the table read's `generate` jobs).
     public var capability: String
     public var inputTokens: Int
     public var outputTokens: Int

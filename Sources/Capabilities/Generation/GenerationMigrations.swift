@@ -5,7 +5,7 @@ import RepartoRuntime
 public enum GenerationMigrations {
     public static let name = "generation"
     public static let dependsOn: [String] = ["runtime"]
-    public static let files: [String] = ["0001_generated_content.sql", "0002_generation.sql", "0003_ops_generation_usage.sql", "0004_kind_names.sql"]
+    public static let files: [String] = ["0001_generated_content.sql", "0002_generation.sql", "0003_ops_generation_usage.sql", "0004_kind_names.sql", "0005_vision_usage.sql"]
 
     public static func line() throws(MigrationError) -> MigrationLine {
         try MigrationLine.embedded(name: name, dependsOn: dependsOn, files: [
@@ -13,6 +13,7 @@ public enum GenerationMigrations {
             (file: "0002_generation.sql", bytes: PackageResources._002_generation_sql),
             (file: "0003_ops_generation_usage.sql", bytes: PackageResources._003_ops_generation_usage_sql),
             (file: "0004_kind_names.sql", bytes: PackageResources._004_kind_names_sql),
+            (file: "0005_vision_usage.sql", bytes: PackageResources._005_vision_usage_sql),
         ])
     }
 }

@@ -50,6 +50,12 @@ public struct GenerationProviderRegistry: Sendable {
         return provider
     }
 
+    /// A configured provider that answers about images.
+    public func visionProvider(_ id: String) throws(ProviderError) -> any VisionProvider {
+        guard let provider = try configured(id) as? any VisionProvider else { throw .unsupported(provider: id, capability: .vision) }
+        return provider
+    }
+
     /// The first configured provider with the capability: the default when a job names none.
     public func firstConfigured(_ capability: ProviderCapability) -> (any GenerationProvider)? {
         providers.first { $0.isConfigured && $0.capabilities.contains(capability) }

@@ -2,12 +2,13 @@ import AsyncHTTPClient
 import Foundation
 import RepartoConfiguration
 
-/// Text (chat completions), embeddings and images from OpenAI or any server speaking its API
-/// (Ollama, vLLM, llama.cpp's server, LM Studio) at `OPENAI_BASE_URL`.
+/// Text (chat completions), embeddings, images, and answers about images (chat completions with
+/// image parts and a JSON Schema) from OpenAI or any server speaking its API (Ollama, vLLM,
+/// llama.cpp's server, LM Studio) at `OPENAI_BASE_URL`.
 ///
 /// The key (`OPENAI_API_KEY` or `OPENAI_API_KEY_FILE`) is sent as a Bearer token when set; a
 /// base URL other than OpenAI's own is configured without one (local servers need none).
-public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImageProvider {
+public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImageProvider, VisionProvider {
     /// Settings, usually from the environment (``init(environment:)``).
     public struct Configuration: Sendable {
         /// The OpenAI API's own address.
@@ -23,6 +24,8 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
         public var embeddingModel: String
         /// `OPENAI_IMAGE_MODEL`, default `gpt-image-1`.
         public var imageModel: String
+        /// `OPENAI_VISION_MODEL`, default the text model (``textModel``: `gpt-4o-mini` sees images).
+        public var visionModel: String
         /// `OPENAI_EMBEDDING_BATCH`: texts per embeddings request, default 256 (OpenAI takes 2,048).
         public var embeddingBatchSize: Int
         /// `OPENAI_TIMEOUT`: seconds for a whole request, default 120.
@@ -38,10 +41,11 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
 
         public init(baseURL: String = Configuration.officialBaseURL, apiKey: Secret?, textModel: String = "gpt-4o-mini",
                     embeddingModel: String = "text-embedding-3-small", imageModel: String = "gpt-image-1",
-                    embeddingBatchSize: Int = 256, timeout: TimeInterval = 120, maxTokensField: OpenAIWire.MaxTokensField? = nil,
+                    visionModel: String? = nil, embeddingBatchSize: Int = 256, timeout: TimeInterval = 120, maxTokensField: OpenAIWire.MaxTokensField? = nil,
                     client: HTTPClient = .shared) {
             self.baseURL = ProviderHTTPTransport.normalizedBase(baseURL)
             (self.apiKey, self.textModel, self.embeddingModel, self.imageModel) = (apiKey, textModel, embeddingModel, imageModel)
+            self.visionModel = visionModel ?? textModel
             (self.embeddingBatchSize, self.timeout, self.client) = (max(1, embeddingBatchSize), timeout, client)
             self.maxTokensField = maxTokensField
                 ?? (self.baseURL == Configuration.officialBaseURL ? .maxCompletionTokens : .maxTokens)
@@ -54,6 +58,7 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
                       textModel: values["OPENAI_TEXT_MODEL"] ?? "gpt-4o-mini",
                       embeddingModel: values["OPENAI_EMBEDDING_MODEL"] ?? "text-embedding-3-small",
                       imageModel: values["OPENAI_IMAGE_MODEL"] ?? "gpt-image-1",
+                      visionModel: values["OPENAI_VISION_MODEL"],
                       embeddingBatchSize: values["OPENAI_EMBEDDING_BATCH"].flatMap(Int.init) ?? 256,
                       timeout: values["OPENAI_TIMEOUT"].flatMap(Double.init) ?? 120)
             apiKeyProblem = problem
@@ -76,9 +81,10 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
     public static let providerID = "openai"
     public var id: String { Self.providerID }
     public var displayName: String { configuration.isOfficial ? "OpenAI" : "OpenAI-compatible (\(configuration.baseURL))" }
-    public var capabilities: Set<ProviderCapability> { [.text, .embedding, .image] }
+    public var capabilities: Set<ProviderCapability> { [.text, .embedding, .image, .vision] }
     public var defaultModels: [ProviderCapability: String] {
-        [.text: configuration.textModel, .embedding: configuration.embeddingModel, .image: configuration.imageModel]
+        [.text: configuration.textModel, .embedding: configuration.embeddingModel, .image: configuration.imageModel,
+         .vision: configuration.visionModel]
     }
     public var isConfigured: Bool {
         configuration.apiKeyProblem == nil && configuration.settingProblem == nil && (configuration.apiKey != nil || !configuration.isOfficial)
@@ -133,6 +139,20 @@ public struct OpenAICompatibleProvider: TextProvider, EmbeddingProvider, ImagePr
         let body = try encode { try OpenAIWire.imageBody(request, model: model) }
         let response = try await post("/v1/images/generations", body: body)
         return try OpenAIWire.decodeImage(response.body, model: model, provider: id)
+    }
+
+    /// One chat completion with the images as `image_url` parts and the schema as a strict
+    /// `json_schema` response format (``OpenAIWire/visionBody(_:model:field:)``). OpenAI's limits
+    /// (20 MB an image, 50 MB in all) are checked before anything is encoded.
+    public func describeImages(_ request: VisionRequest) async throws(ProviderError) -> VisionAnswer {
+        try request.validate()
+        try OpenAIWire.checkVisionLimits(request)
+        let model = request.model ?? configuration.visionModel
+        let body = try OpenAIWire.visionBody(request, model: model, field: configuration.maxTokensField)
+        let response = try await post("/v1/chat/completions", body: body)
+        var answer = try OpenAIWire.decodeVision(response.body, provider: id)
+        if answer.model.isEmpty { answer.model = model }
+        return answer
     }
 
     private func post(_ path: String, body: Data) async throws(ProviderError) -> ProviderHTTPTransport.Response {

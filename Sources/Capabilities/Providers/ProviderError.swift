@@ -71,6 +71,7 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownProvider(let id): return "unknown provider '\(id)'"
+        case .unsupported(let provider, .vision): return "provider \(provider) cannot answer about images (vision)"
         case .unsupported(let provider, let capability): return "provider \(provider) cannot generate \(capability.rawValue)"
         case .notConfigured(let provider, let hint): return "provider \(provider) is not configured: \(hint)"
         case .disabled(let provider): return "provider '\(provider)' is disabled by an operator (reparto providers enable \(provider))"
