@@ -51,6 +51,31 @@ struct BookServiceResponseTests {
         #expect(try OpenLibraryResponse.searchMatch(Array(#"{"numFound": 0, "docs": []}"#.utf8), title: "Dune", author: nil) == nil)
     }
 
+    @Test func searchResultsBecomeCandidates() throws {
+        // The fields BookSearch names (key,title,subtitle,author_name,first_publish_year,isbn,cover_i,publisher).
+        let body = Array("""
+            {"numFound": 3, "start": 0, "docs": [
+              {"key": "/works/OL893415W", "title": "Dune", "author_name": ["Frank Herbert"], "first_publish_year": 1965,
+               "isbn": ["bogus", "0441172717", "9780441013593", "9780441013590"], "cover_i": 11481354,
+               "publisher": ["Chilton Books", "Ace Books"]},
+              {"key": "/works/OL9W", "title": "Dune", "subtitle": "The Graphic Novel", "author_name": ["Brian Herbert", "Kevin J. Anderson"],
+               "isbn": ["1419731491"]},
+              {"key": "/works/OL0W", "author_name": ["Nobody"]},
+              {"key": "/works/OL7W", "title": "Dune Messiah", "subtitle": " ", "cover_i": -1}]}
+            """.utf8)
+        let candidates = try OpenLibraryResponse.searchCandidates(body)
+        #expect(candidates == [
+            BookCandidate(title: "Dune", authors: ["Frank Herbert"], year: 1965, isbn13: "9780441013593",
+                          openLibraryKey: "/works/OL893415W", coverID: 11_481_354, publisher: "Chilton Books"),
+            BookCandidate(title: "Dune", subtitle: "The Graphic Novel", authors: ["Brian Herbert", "Kevin J. Anderson"],
+                          isbn13: "9781419731495", openLibraryKey: "/works/OL9W"),
+            BookCandidate(title: "Dune Messiah", openLibraryKey: "/works/OL7W"),
+        ])
+        #expect(candidates[1].fullTitle == "Dune: The Graphic Novel")
+        #expect(try OpenLibraryResponse.searchCandidates(Array(#"{"numFound": 0, "docs": []}"#.utf8)).isEmpty)
+        #expect(throws: BookServiceResponseError.self) { try OpenLibraryResponse.searchCandidates(Array("<html>".utf8)) }
+    }
+
     @Test func aGoogleBooksVolume() throws {
         let body = Array("""
             {"kind": "books#volumes", "totalItems": 1, "items": [{"kind": "books#volume", "id": "abc123",

@@ -44,6 +44,14 @@ public enum ISBN {
         return nil
     }
 
+    /// The ISBN-13 to name a book by among a list of its editions' ISBNs (any spelling): the
+    /// first valid ISBN-13, else the first valid ISBN-10 converted, else nil.
+    public static func preferredISBN13(in list: [String]) -> String? {
+        let cleaned = list.map(clean)
+        if let isbn13 = cleaned.first(where: { $0.count == 13 && isValidISBN13(Array($0)) }) { return isbn13 }
+        return cleaned.lazy.filter { $0.count == 10 }.compactMap(normalized).first
+    }
+
     /// True when `chars` are 9 digits and a check character (digit or `X`) that satisfy
     /// Σ (10 − i) · dᵢ ≡ 0 (mod 11).
     static func isValidISBN10(_ chars: [Character]) -> Bool {

@@ -52,6 +52,18 @@ public enum MatchKey {
         return titleKey + "|" + (author.map(self.author) ?? "")
     }
 
+    /// The title keys a title as read may be found under in the catalog: its key, the key of
+    /// its part before a subtitle ("Dune: Deluxe Edition" → "dune"), and its key without
+    /// trailing edition words ("Dune Deluxe Edition" → "dune"); distinct, the whole key first.
+    public static func titleKeys(_ title: String) -> [String] {
+        let form = TitleForm(title)
+        var keys: [String] = []
+        for key in [form.key, form.main, form.plain].compactMap({ $0 }) where !key.isEmpty && !keys.contains(key) {
+            keys.append(key)
+        }
+        return keys
+    }
+
     /// The title without a trailing series suffix in parentheses that holds a `#` number:
     /// "The Fifth Season (The Broken Earth, #1)" → "The Fifth Season".
     public static func withoutSeriesSuffix(_ title: String) -> String {

@@ -47,7 +47,9 @@ public enum OpenLibraryResponse {
         struct Doc: Decodable {
             var key: String?
             var title: String?
+            var subtitle: String?
             var author_name: [String]?
+            var cover_i: Int?
             var first_publish_year: Int?
             var isbn: [String]?
             var publisher: [String]?
@@ -84,6 +86,26 @@ public enum OpenLibraryResponse {
             return (metadata, isbn13)
         }
         return nil
+    }
+
+    /// Every work of a `/search.json` answer as a candidate, in the answer's order (docs without
+    /// a title left out). Its ISBN-13 is the first valid 13-digit ISBN of the doc's `isbn` list,
+    /// else its first valid ISBN-10 converted; its publisher the first of `publisher`; its key
+    /// the work's (`/works/OL…W`).
+    public static func searchCandidates(_ body: [UInt8]) throws(BookServiceResponseError) -> [BookCandidate] {
+        let answer: SearchAnswer
+        do { answer = try JSONDecoder().decode(SearchAnswer.self, from: Data(body)) } catch {
+            throw .malformed(service: "openlibrary", reason: "not a search answer (\(body.count) bytes)")
+        }
+        return answer.docs.compactMap { doc in
+            guard let title = doc.title?.trimmingSpaces, !title.isEmpty else { return nil }
+            let subtitle = doc.subtitle?.trimmingSpaces
+            return BookCandidate(title: title, subtitle: subtitle?.isEmpty == false ? subtitle : nil,
+                                 authors: (doc.author_name ?? []).filter { !$0.trimmingSpaces.isEmpty },
+                                 year: doc.first_publish_year, isbn13: ISBN.preferredISBN13(in: doc.isbn ?? []),
+                                 openLibraryKey: doc.key, coverID: doc.cover_i.flatMap { $0 > 0 ? $0 : nil },
+                                 publisher: doc.publisher?.first)
+        }
     }
 
     /// The four-digit year in a free-form publish date ("March 2005", "2005-03-01", "c1965").

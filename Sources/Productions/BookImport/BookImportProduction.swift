@@ -35,6 +35,7 @@ public enum BookImportProduction: ProductionType {
     public static var commands: [any ParsableCommand.Type] { [ImportCommand.self, BooksCommand.self] }
     public static var opsViews: [OpsView] { [OpsView(name: "book_imports", order: "started_at DESC", title: "Book imports")] }
     public static var secretVariables: [String] { [BookServiceSettings.googleBooksKeyVariable] }
+    public static func stageOrder(parameters: Data) -> [String] { BookImportRequest.Stage.allCases.map(\.rawValue) }
     public static var formerKindNames: [String: String] { ["books.parse": BookParseJob.kind, "books.enrich": BookEnrichJob.kind] }
 }
 

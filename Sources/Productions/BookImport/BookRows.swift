@@ -25,7 +25,7 @@ enum BookRows {
     /// so two imports of the same ISBN-less book cannot both add it.
     static func store(_ export: BookExport, productionID: UUID, prune: Bool,
                       on connection: PostgresConnection) throws -> BookImportReport {
-        try connection.query("SELECT pg_advisory_xact_lock(hashtext('reparto.books'))")
+        try lockCatalog(on: connection)
         try connection.query("DELETE FROM book_import_rows WHERE production_id = $1", [productionID])
         var report = BookImportReport(export: export)
         var bookIDs: [UUID] = []
@@ -59,6 +59,12 @@ enum BookRows {
         return report
     }
 
+    /// Takes the catalog's write lock until the caller's transaction ends: imports and
+    /// ``CatalogBooks/add(_:on:)`` add books one at a time, so none adds an ISBN another is adding.
+    static func lockCatalog(on connection: PostgresConnection) throws {
+        try connection.query("SELECT pg_advisory_xact_lock(hashtext('reparto.books'))")
+    }
+
     /// The catalog book of `group`, and whether it was added now.
     private static func upsertBook(_ group: BookGroup, on connection: PostgresConnection) throws -> (UUID, Bool) {
         let key = group.matchKey ?? ""
@@ -87,14 +93,23 @@ enum BookRows {
                 """, [existing, group.isbn13, group.publisher, group.pages, group.year, invalid])
             return (existing, false)
         }
-        let row = try connection.query("""
-            INSERT INTO books (isbn13, title, match_key, publisher, pages, year, invalid_isbns)
-            VALUES ($1, $2, $3, $4, $5, $6, $7::text[]) RETURNING id
-            """, [group.isbn13, group.title, key, group.publisher, group.pages, group.year, invalid]).first
-        return (try decoded(row?.uuid("id")), true)
+        let id = try insertBook(isbn13: group.isbn13, title: group.title, matchKey: key, publisher: group.publisher,
+                                pages: group.pages, year: group.year, invalidISBNs: invalid, on: connection)
+        return (id, true)
     }
 
-    private static func linkAuthors(_ bookID: UUID, _ names: [String], on connection: PostgresConnection) throws {
+    /// A new catalog book (the import's and ``CatalogBooks/add(_:on:)``'s one way of adding one).
+    static func insertBook(isbn13: String?, title: String, matchKey: String, subtitle: String? = nil, publisher: String?,
+                           pages: Int?, year: Int?, invalidISBNs: [String], on connection: PostgresConnection) throws -> UUID {
+        let row = try connection.query("""
+            INSERT INTO books (isbn13, title, match_key, subtitle, publisher, pages, year, invalid_isbns)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[]) RETURNING id
+            """, [isbn13, title, matchKey, subtitle, publisher, pages, year, invalidISBNs]).first
+        return try decoded(row?.uuid("id"))
+    }
+
+    /// Links a book to its authors in order, each author unique by ``MatchKey/author(_:)``.
+    static func linkAuthors(_ bookID: UUID, _ names: [String], on connection: PostgresConnection) throws {
         for (position, name) in names.enumerated() {
             let key = MatchKey.author(name)
             guard !key.isEmpty else { continue }
