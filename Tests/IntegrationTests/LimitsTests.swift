@@ -231,6 +231,23 @@ struct LimitsTests {
         await cluster.shutdown()
     }
 
+    /// A job that reports its actual cost under a rate limit corrects nothing but the budget: the
+    /// limit is not blocked (a cost correction once blocked it for its whole cap, an hour, so every
+    /// job behind it waited an hour).
+    @Test func aReportedCostDoesNotBlockARateLimit() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.client.setLimit(LimitSpec(name: "test:paced", rate: 20, burst: 1))
+        let log = ProbeLog()
+        let worker = cluster.startWorker(registry: log.registry(), concurrency: 4)
+        _ = try await enqueueProbes(6, ProbeJob(actualCost: 1), limit: "test:paced", in: cluster)
+        try await cluster.wait(timeout: 60, for: "every job to succeed at the limit's pace") { try await succeeded(cluster) == 6 }
+        let gate = try #require(try await cluster.client.limits().first?.gate)
+        #expect(gate.blockedUntil == nil, "blocked until \(String(describing: gate.blockedUntil))")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM jobs WHERE run_after > now() + interval '1 minute'") == 0)
+        try await worker.stop()
+        await cluster.shutdown()
+    }
+
     /// A paused kind's jobs are delivered, parked and never run — across a worker restart — and
     /// all run once resumed, none with an attempt spent by the pause.
     @Test func aPauseHoldsEveryJobAcrossAWorkerRestartAndResumeReleasesThemAll() async throws {

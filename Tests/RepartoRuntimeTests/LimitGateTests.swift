@@ -83,6 +83,24 @@ struct LimitGateTests {
         expectAtMostBurstPlusRate(starts, rate: rate, burst: burst, over: [0.0, 1.0 / rate, 1.0, 5.0])
     }
 
+    /// Returners a little late every time (a relay and a broker between the reservation and the
+    /// claim) keep their places: the pace stays at the rate instead of drifting below it. Each
+    /// late returner used to take a new token and go to the back of the schedule.
+    @Test(arguments: [(rate: 5.0, burst: 1.0), (rate: 20.0, burst: 3.0)])
+    func aLittleLateEveryTimeStillKeepsThePace(rate: Double, burst: Double) {
+        var generator = SeededGenerator(state: UInt64(rate * 13 + burst))
+        var gate = gate(rate: rate, burst: burst)
+        let jobs = Int(rate * 10)
+        let pending: [(at: Date, request: LimitGate.Request)] = (0..<jobs).map { _ in (t0, .init(id: UUID())) }
+        // Back 5–60 ms after the instant the gate gave.
+        let (starts, _) = admitAll(&gate, pending) { until in until.addingTimeInterval(Double.random(in: 0.005...0.06, using: &generator)) }
+        #expect(starts.count == jobs)
+        let ideal = (Double(jobs) - burst) / rate
+        let span = (starts.last ?? t0).timeIntervalSince(t0)
+        #expect(span <= ideal * 1.1 + 0.06, "\(jobs) starts took \(span) s; the rate allows \(ideal) s")
+        expectAtMostBurstPlusRate(starts, rate: rate, burst: burst, over: [1.0 / rate, 1.0, 5.0])
+    }
+
     /// Runs every pending arrival through the gate as instant jobs (concurrency plays no part), a
     /// deferred one coming back when `returns` says; the start times, sorted, and how many
     /// reserved jobs were deferred again.

@@ -93,18 +93,25 @@ public struct LimitGate: Sendable, Equatable {
             return .wait(until: now.addingTimeInterval(Self.concurrencyRecheck), reserved: request.reserved)
         }
         let paceWait = startsWait(at: now)
-        if request.reserved, paceWait == 0 {
-            start(at: now)
-            return .run
+        if request.reserved {
+            guard paceWait > 0 else {
+                start(at: now)
+                return .run
+            }
+            // Back a moment after the slot it reserved (a relay and a broker lie between), it
+            // finds the starts bucket empty: it keeps its place and waits for the bucket, without
+            // a new token. (Taking one sent every late returner to the back of the schedule, and
+            // the pace drifted well below the rate: 20 reads at 5/s were admitted at 3/s.)
+            return .wait(until: now.addingTimeInterval(paceWait), reserved: true)
         }
-        // A new job takes its tokens; a reserved one that came back when the starts bucket is
-        // empty takes a new rate token — the back of the schedule — but keeps its budget.
+        // A new job takes its tokens (and its budget); it waits when the schedule or the starts
+        // bucket says so.
         var scheduleWait: Double = 0
         if let rate = spec.rate {
             tokens -= 1
             if tokens < 0 { scheduleWait = -tokens / rate }
         }
-        if !request.reserved, let budget = spec.budget, let window = spec.budgetWindow {
+        if let budget = spec.budget, let window = spec.budgetWindow {
             budgetLeft -= max(0, request.cost)
             if budgetLeft < 0 { scheduleWait = max(scheduleWait, -budgetLeft / (budget / window)) }
         }

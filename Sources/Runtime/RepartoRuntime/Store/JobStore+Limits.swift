@@ -281,8 +281,12 @@ extension JobStore {
                                                  to_timestamp(u.block + l.burst / l.rate)) END,
                 refilled_at = CASE WHEN u.block IS NULL THEN l.refilled_at ELSE greatest(l.refilled_at, to_timestamp(u.block)) END
             FROM (SELECT x.name, x.delta,
-                         least(x.block, extract(epoch FROM now())
-                                        + coalesce((SELECT c.max_block_s FROM limits c WHERE c.name = x.name), $4::float8)) AS block
+                         -- LEAST skips NULLs: without the CASE, a cost correction alone (no block)
+                         -- would block the limit for its whole cap.
+                         CASE WHEN x.block IS NULL THEN NULL
+                              ELSE least(x.block, extract(epoch FROM now())
+                                                  + coalesce((SELECT c.max_block_s FROM limits c WHERE c.name = x.name), $4::float8))
+                         END AS block
                   FROM unnest($1::text[], $2::float8[], $3::float8[]) AS x(name, delta, block)) AS u
             WHERE l.name = u.name
             """, [changed, deltas, instants, LimitGate.longestBlock])
