@@ -2,7 +2,7 @@ import Foundation
 import RepartoRuntime
 import Providers
 
-/// The `generate-image` job kind: one PNG from a prompt, written to the asset volume
+/// The `image.generate` job kind: one PNG from a prompt, written to the asset volume
 /// (`cache/image/…/<key>.png`, atomically, with its SHA-256) and recorded as a
 /// `generated_content` row (`image/png`); the same provider, model, size and prompt reuse it
 /// (unless `fresh`).
@@ -10,11 +10,11 @@ public typealias GenerateImageJob = SingleResultJob<ImageRequest>
 
 extension ImageRequest: SingleResultRequest {
     public typealias JobResult = GenerateImageResult
-    /// `generate-image`.
+    /// `image.generate`.
     public static var jobKind: String { "image.generate" }
 }
 
-/// What a `generate-image` job returns.
+/// What a `image.generate` job returns.
 public struct GenerateImageResult: Codable, Sendable, Hashable {
     public var provider: String
     public var model: String
@@ -29,13 +29,13 @@ public struct GenerateImageResult: Codable, Sendable, Hashable {
     public var failures: [String]
 }
 
-/// The work behind `generate-image`.
+/// The work behind `image.generate`.
 struct ImageGenerator: Sendable {
     let providers: GenerationProviderRegistry
     let work: SingleResultGeneration
 
     func run(_ job: GenerateImageJob, context: JobContext) async throws -> GenerateImageJob.Result {
-        do { try job.request.validate() } catch { throw JobError.permanent("generate-image: \(error)") }
+        do { try job.request.validate() } catch { throw JobError.permanent("\(GenerateImageJob.kind): \(error)") }
         let request = job.request
         return try await work.run(job.providers, capability: .image, fresh: job.fresh ?? false, context: context, key: { id in
             let provider = try providers.imageProvider(id)

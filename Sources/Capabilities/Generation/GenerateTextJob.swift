@@ -3,7 +3,7 @@ import Foundation
 import RepartoRuntime
 import Providers
 
-/// The `generate-text` job kind: one text from the first provider of its chain that answers,
+/// The `text.generate` job kind: one text from the first provider of its chain that answers,
 /// stored as a `generated_content` row (`text/plain`, inline up to 8 KiB, else a file on the
 /// asset volume), reused when the same provider, model, parameters and messages were answered
 /// before (unless `fresh`).
@@ -11,11 +11,11 @@ public typealias GenerateTextJob = SingleResultJob<TextGenerationRequest>
 
 extension TextGenerationRequest: SingleResultRequest {
     public typealias JobResult = GenerateTextResult
-    /// `generate-text`.
+    /// `text.generate`.
     public static var jobKind: String { "text.generate" }
 }
 
-/// What a `generate-text` job returns.
+/// What a `text.generate` job returns.
 public struct GenerateTextResult: Codable, Sendable, Hashable {
     /// The provider that answered, and its model.
     public var provider: String
@@ -34,13 +34,13 @@ public struct GenerateTextResult: Codable, Sendable, Hashable {
     public var failures: [String]
 }
 
-/// The work behind `generate-text`.
+/// The work behind `text.generate`.
 struct TextGenerator: Sendable {
     let providers: GenerationProviderRegistry
     let work: SingleResultGeneration
 
     func run(_ job: GenerateTextJob, context: JobContext) async throws -> GenerateTextJob.Result {
-        do { try job.request.validate() } catch { throw JobError.permanent("generate-text: \(error)") }
+        do { try job.request.validate() } catch { throw JobError.permanent("\(GenerateTextJob.kind): \(error)") }
         let request = job.request
         return try await work.run(job.providers, capability: .text, fresh: job.fresh ?? false, context: context, key: { id in
             let provider = try providers.textProvider(id)

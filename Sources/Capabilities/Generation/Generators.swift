@@ -21,7 +21,7 @@ public struct Generators: Sendable {
         image = ImageGenerator(providers: environment.providers, work: single)
     }
 
-    /// What a `generate-text` job would do.
+    /// What a `text.generate` job would do.
     public func generateText(_ job: GenerateTextJob, context: JobContext) async throws -> GenerateTextJob.Result {
         try await text.run(job, context: context)
     }
@@ -31,7 +31,7 @@ public struct Generators: Sendable {
         try await embedding.run(job, context: context)
     }
 
-    /// What a `generate-image` job would do.
+    /// What a `image.generate` job would do.
     public func generateImage(_ job: GenerateImageJob, context: JobContext) async throws -> GenerateImageJob.Result {
         try await image.run(job, context: context)
     }

@@ -18,18 +18,18 @@ extension ProviderChainJob {
 /// How long a fallback chain may be: one to 16 providers.
 public let providerChainLength = 1...16
 
-/// A request that one `generate` job answers with one result: `generate-text`'s
-/// ``TextGenerationRequest``, `generate-image`'s ``ImageRequest``.
+/// A request that one `speech.synthesize` job answers with one result: `text.generate`'s
+/// ``TextGenerationRequest``, `image.generate`'s ``ImageRequest``.
 public protocol SingleResultRequest: Codable, Sendable, Hashable {
     /// What the job returns.
     associatedtype JobResult: Codable, Sendable, Hashable
-    /// The job kind (`generate-text`, `generate-image`).
+    /// The job kind (`text.generate`, `image.generate`).
     static var jobKind: String { get }
     /// Throws when the request cannot be sent (checked when the job's parameters decode).
     func validate() throws(ProviderError)
 }
 
-/// The parameters of `generate-text` and `generate-image` (``GenerateTextJob``,
+/// The parameters of `text.generate` and `image.generate` (``GenerateTextJob``,
 /// ``GenerateImageJob``): a fallback chain, one request, and whether to ask even when a stored
 /// answer exists. On the `generate` queue, 600 s an attempt (every provider of the chain included).
 ///
@@ -74,7 +74,7 @@ public struct SingleResultJob<Request: SingleResultRequest>: ProviderChainJob {
     public typealias Result = Request.JobResult
 }
 
-/// What `generate-text` and `generate-image` share: one request along a fallback chain, each
+/// What `text.generate` and `image.generate` share: one request along a fallback chain, each
 /// provider's stored answer reused unless `fresh`, a new answer's row and ledger line committed
 /// with the job's success, the chain's failures on the result.
 struct SingleResultGeneration: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// One row of `generated_content`: a file on the asset volume (path, size, SHA-256) with its mime
-/// type, owner and, for content addressed by what produced it, its content key. The generate job
+/// type, owner and, for content addressed by what produced it, its content key. The speech job
 /// records each spoken line with it; the assembled files (no content key) fit it too, so the
 /// assemble stage's INSERT in `TableReadRows` can use it when that file's SQL is next reworked.
 struct GeneratedContentRow: Sendable {

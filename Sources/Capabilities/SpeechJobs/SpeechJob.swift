@@ -111,7 +111,7 @@ public struct SpeechJob: JobParameters {
         self.items = items
     }
 
-    /// What a `generate` job returns: one entry per item, in order.
+    /// What a `speech.synthesize` job returns: one entry per item, in order.
     public struct Result: Codable, Sendable, Hashable {
         /// One generated line.
         public struct Entry: Codable, Sendable, Hashable {
@@ -163,7 +163,7 @@ public struct SpeechJob: JobParameters {
     }
 }
 
-/// The work behind a `generate` job, separate from registration so tests can give it their own providers.
+/// The work behind a `speech.synthesize` job, separate from registration so tests can give it their own providers.
 public struct SpeechGenerator: Sendable {
     /// The providers items may name.
     public var providers: VoiceProviderRegistry

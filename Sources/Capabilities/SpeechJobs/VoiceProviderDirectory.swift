@@ -8,7 +8,7 @@ public struct VoiceProviderState: Codable, Sendable, Hashable {
     public var id: String
     /// Human-readable name, as the last worker that recorded it reported.
     public var displayName: String
-    /// Operator-owned switch: a disabled provider's items fail their `generate` job permanently.
+    /// Operator-owned switch: a disabled provider's items fail their `speech.synthesize` job permanently.
     public var enabled: Bool
     /// Whether the last worker that recorded the provider could use it (engine present, key set).
     public var configured: Bool
@@ -38,7 +38,7 @@ public enum VoiceProviderDirectoryError: Error, Sendable, Equatable, CustomStrin
 }
 
 /// The `voice_providers` table: workers record the providers they offer, operators enable and
-/// disable them, the `generate` job reads the `enabled` flag (through ``VoiceProviderGate``).
+/// disable them, the `speech.synthesize` job reads the `enabled` flag (through ``VoiceProviderGate``).
 ///
 /// All SQL runs through ``PostgresClient/withConnection(_:)`` (on the connection's own thread,
 /// never the cooperative pool).

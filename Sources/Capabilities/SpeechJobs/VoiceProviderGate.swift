@@ -29,7 +29,7 @@ public struct ExpiringMemo<Value: Sendable>: Sendable {
     }
 }
 
-/// The `generate` job's view of `voice_providers`: records this worker's providers once, and
+/// The `speech.synthesize` job's view of `voice_providers`: records this worker's providers once, and
 /// answers "may this provider be used?" from a short in-process memo of the `enabled` flags, so
 /// a batch does not query the database per item (one small query per `lifetime` per worker).
 ///

@@ -6,7 +6,6 @@ import Operations
 import Postgres
 import RepartoConfiguration
 import ServiceLifecycle
-import TableRead
 import Threading
 
 /// The long-lived processes of a cluster — `reparto worker` and `reparto coordinator` — as library

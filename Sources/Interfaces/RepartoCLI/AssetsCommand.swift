@@ -4,7 +4,6 @@ import Assets
 import Foundation
 import RepartoRuntime
 import Composition
-import TableRead
 import TerminalText
 import Threading
 

@@ -50,7 +50,7 @@ struct EnqueueCommand: AsyncParsableCommand {
                                      productionID: productionID, runAfter: delay.map { Date().addingTimeInterval($0) },
                                      limit: limit, cost: cost)
             let ids = try await client.enqueue(count: count) { _ in
-                JobRequest(kind: kind, queue: definition.queue, parameters: json, options: options)
+                JobRequest(kind: definition.kind, queue: definition.queue, parameters: json, options: options)
             }
             return (productionID, ids)
         }
@@ -58,7 +58,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         if ids.count <= 20 {
             ids.forEach { print($0.uuidString.lowercased()) }
         } else {
-            print("enqueued \(ids.count) \(kind) jobs")
+            print("enqueued \(ids.count) \(definition.kind) jobs")
         }
     }
 }

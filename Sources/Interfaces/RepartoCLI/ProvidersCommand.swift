@@ -4,7 +4,6 @@ import ArgumentParser
 import Foundation
 import Providers
 import Composition
-import TableRead
 import TerminalText
 
 /// `reparto providers [list|enable ID|disable ID] [--json]`: every provider of the one provider

@@ -48,7 +48,7 @@ struct ScheduleAddCommand: AsyncParsableCommand {
     func run() async throws {
         let cadence = try ScheduleCadence(cron: cron, every: every, timeZone: timezone)
         let (definition, json) = try Kinds.registry(configuration: try cluster.configuration).checked(kind: kind, parameters: params)
-        let schedule = ScheduleDefinition(name: name, cadence: cadence, kind: kind, queue: definition.queue, parameters: json,
+        let schedule = ScheduleDefinition(name: name, cadence: cadence, kind: definition.kind, queue: definition.queue, parameters: json,
                                           priority: priority, maxAttempts: maxAttempts, timeout: timeout)
         let (record, replaced) = try await cluster.withJobClient("reparto.schedule") { try await $0.addSchedule(schedule) }
         let next = record.nextRunAt.map { ScheduleText.time($0) } ?? "never"

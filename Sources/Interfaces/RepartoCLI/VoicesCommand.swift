@@ -4,7 +4,6 @@ import Foundation
 import Logging
 import Postgres
 import Speech
-import TableRead
 import TerminalText
 
 /// `reparto voices [list] [--provider P] [--language L] [--json] [--no-cache] [--refresh]`: a

@@ -1,9 +1,7 @@
-import Analysis
 import ArgumentParser
+import Composition
 import Foundation
 import RepartoRuntime
-import TableRead
-import BookImport
 import TerminalText
 
 /// `reparto watch ID`: live progress of a production until it finishes (LISTEN/NOTIFY driven):
@@ -23,12 +21,10 @@ struct WatchCommand: AsyncParsableCommand {
         let final = try await cluster.withPostgres(logger: logger) { postgres in
             let client = JobClient(postgres: postgres)
             let first = try await client.progress(production)
-            let stages = switch first.plan {
-            case TableReadRequest.plan: TableReadRequest.Stage.allCases.map(\.rawValue)
-            case BookImportRequest.plan: BookImportRequest.Stage.allCases.map(\.rawValue)
-            case AnalysisRequest.plan: try await AnalysisClient(postgres: postgres).stages(production)?.map(\.rawValue) ?? []
-            default: [String]()
-            }
+            // The stages of whichever type drives the plan (none for a batch).
+            let record = try await postgres.withConnection { try ProductionJobs.production(production, on: $0) }
+            let type = ProductionTypes.all.first { $0.planNames.contains(first.plan) }
+            let stages = record.flatMap { record in type?.stageOrder(parameters: record.parameters) } ?? []
             let view = StageProgressView(stageOrder: stages)
             return try await client.awaitProduction(production, timeout: timeout, logger: logger, onProgress: { view.show($0) })
         }

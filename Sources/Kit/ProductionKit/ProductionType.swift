@@ -39,6 +39,9 @@ public protocol ProductionType {
     static var secretVariables: [String] { get }
     /// Former names of its kinds (old → new): jobs stored under them still run after a rename.
     static var formerKindNames: [String: String] { get }
+    /// The stages of a production of this type, in order, given its stored parameters: what
+    /// `reparto watch` shows as waiting before they start.
+    static func stageOrder(parameters: Data) -> [String]
 }
 
 extension ProductionType {
@@ -48,6 +51,7 @@ extension ProductionType {
     public static var opsViews: [OpsView] { [] }
     public static var secretVariables: [String] { [] }
     public static var formerKindNames: [String: String] { [:] }
+    public static func stageOrder(parameters: Data) -> [String] { [] }
 
     /// The names of the plans this type drives.
     public static var planNames: [String] { plans.map(\.name) }

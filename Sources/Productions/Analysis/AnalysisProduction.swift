@@ -29,6 +29,11 @@ public enum AnalysisProduction: ProductionType {
     }
 
     public static var commands: [any ParsableCommand.Type] { [AnalyzeCommand.self, SearchCommand.self] }
+
+    /// The storyboard stage only when the analysis asked for one.
+    public static func stageOrder(parameters: Data) -> [String] {
+        ((try? JSONDecoder().decode(AnalysisRequest.self, from: parameters))?.stages ?? AnalysisRequest.Stage.allCases).map(\.rawValue)
+    }
 }
 
 extension AnalysisResults: ProductionReport {

@@ -3,7 +3,7 @@ import Generation
 import RepartoRuntime
 
 /// `analysis.frame`: one scene's storyboard frame, a PNG drawn from its heading and summary
-/// through the generation kinds' work (`generate-image`: fallback chain, content-addressed reuse,
+/// through the generation kinds' work (`image.generate`: fallback chain, content-addressed reuse,
 /// `generated_content` row with checksum, ledger), recorded on the scene's row with the job's success.
 public struct StoryboardFrameJob: JobParameters {
     public static let kind = "analysis.frame"

@@ -49,7 +49,7 @@ public struct ParseJob: JobParameters {
         maxBytes = try container.decodeIfPresent(Int.self, forKey: .maxBytes, in: Self.maxBytesRange)
     }
 
-    /// Registers the `parse` kind with `registry`, reading sources below `environment.assetsRoot`.
+    /// Registers the `table-read.parse` kind with `registry`, reading sources below `environment.assetsRoot`.
     public static func register(in registry: JobRegistry, environment: SpeechEnvironment, timeout: Double = 300) {
         let root = environment.assetsRoot
         registry.register(ParseJob.self, timeout: timeout) { parameters, context in

@@ -4,17 +4,17 @@ import RepartoRuntime
 
 /// Where one line's audio stands.
 public enum TableReadLineStatus: String, Codable, Sendable, Hashable, CaseIterable {
-    /// Waiting: its generate job is not created yet, queued, or waiting for a retry.
+    /// Waiting: its speech job is not created yet, queued, or waiting for a retry.
     case queued
     /// A worker is speaking it.
     case generating
     /// Its audio exists (generated for this read or reused).
     case complete
-    /// Its generate job died or was cancelled, or the read ended without it.
+    /// Its speech job died or was cancelled, or the read ended without it.
     case failed
 
     /// A line's status from its facts: whether its audio exists, the states (with last errors) of
-    /// the generate jobs that carry it, and whether the production has ended. Returns the status
+    /// the speech jobs that carry it, and whether the production has ended. Returns the status
     /// and the reason worth showing (the last error of a failed or retrying job).
     public static func of(hasAudio: Bool, jobs: [(state: JobState, error: String?)],
                           productionEnded: Bool) -> (TableReadLineStatus, String?) {

@@ -12,7 +12,7 @@ import Postgres
 ///   audio does not exist yet; lines with the same text, voice, provider and language as audio
 ///   already generated (by this production or any other) are skipped. When nothing is missing,
 ///   the stage is skipped.
-/// - **assemble**: fan-in, one ``AssembleJob`` once every generate job is finished, whatever
+/// - **assemble**: fan-in, one ``AssembleJob`` once every speech job is finished, whatever
 ///   their outcome: the report lists the lines that have no audio.
 ///
 /// The coordinator calls ``advance(_:on:)`` exactly once per finished stage, in the transaction

@@ -38,6 +38,8 @@ public enum TableReadProduction: ProductionType {
     }
 
     public static var commands: [any ParsableCommand.Type] { [SubmitCommand.self, CastCommand.self] }
+    public static func stageOrder(parameters: Data) -> [String] { TableReadRequest.Stage.allCases.map(\.rawValue) }
+
     public static var formerKindNames: [String: String] {
         ["parse": ParseJob.kind, "enrich": EnrichJob.kind, "assemble": AssembleJob.kind]
     }

@@ -26,7 +26,7 @@ public struct TableReadRequest: Codable, Sendable, Hashable {
     public var cast: CastOverrides
     /// Say "NAME says" before each dialogue block.
     public var announceCharacters: Bool
-    /// Speakable lines per `generate` job (1: a failing line fails only itself).
+    /// Speakable lines per `speech.synthesize` job (1: a failing line fails only itself).
     public var linesPerJob: Int
     /// Priority of every job of the production.
     public var priority: JobPriority

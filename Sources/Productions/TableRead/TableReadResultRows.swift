@@ -66,7 +66,7 @@ enum TableReadResultRows {
     }
 
     /// The production's lines with the status of each: complete when its audio exists, else what
-    /// the generate jobs carrying it say (``TableReadLineStatus/of(hasAudio:jobs:productionEnded:)``).
+    /// the speech jobs carrying it say (``TableReadLineStatus/of(hasAudio:jobs:productionEnded:)``).
     static func lines(_ id: UUID, rulesVersion: Int?, productionEnded: Bool,
                       on connection: PostgresConnection) throws -> [TableReadResults.Line] {
         let jobs = try TableReadRows.generateJobStates(id, on: connection)

@@ -11,7 +11,7 @@ public struct TableReadOptions: ParsableArguments {
     @OptionGroup var castFlags: CastFlags
     @Flag(help: "Announce each dialogue block (\"ISOLDE says\").") var announceCharacters = false
     @Option(help: "Priority of the production's jobs: high, normal or low.") var priority: JobPriority = .normal
-    @Option(help: "Speakable lines per generate job (1 to 100).") var linesPerJob: Int = 1
+    @Option(help: "Speakable lines per speech job (1 to 100).") var linesPerJob: Int = 1
     @Option(help: "Production name (default: the file name).") var name: String?
     @Option(help: "Files to deliver: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
     @Option(help: "Read only these scenes, e.g. 3-7 or 2,5,9-11 (numbered from 1).") var scenes: String?
