@@ -12,6 +12,7 @@ let productionTypes: [(name: String, dependencies: [Target.Dependency])] = [
     ("TableRead", ["Screenplay", "Speech", "SpeechJobs", "Generation", .product(name: "Crypto", package: "swift-crypto")]),
     ("BookImport", ["BookCatalog", "HTTPExchange", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
     ("Analysis", ["Generation", "Providers", "Screenplay"]),
+    ("BookshelfScan", ["BookImport", "BookCatalog", "Generation", "Providers", "Speech", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")]),
 ]
 
 /// What every production type is built from.

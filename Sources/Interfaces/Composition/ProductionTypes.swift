@@ -1,5 +1,6 @@
 import Analysis
 import BookImport
+import BookshelfScan
 import ProductionKit
 import TableRead
 
@@ -11,5 +12,6 @@ public enum ProductionTypes {
         TableReadProduction.self,
         BookImportProduction.self,
         AnalysisProduction.self,
+        BookshelfScanProduction.self,
     ] }
 }
