@@ -231,3 +231,27 @@ extension ScanHandlerTests {
         await scan.database.drop()
     }
 }
+
+extension ScanHandlerTests {
+    /// The same reading through Anthropic's Messages API: an image block and a forced tool.
+    @Test func aPhotoIsReadThroughAnthropicToo() async throws {
+        let scan = try await Self.scan()
+        let vision = try VisionStandIn(answers: [scan.sentSHA256: [.object(Self.twoSpines)]])
+        let registry = JobRegistry()
+        BookshelfScanKinds.register(in: registry, environment: ProductionEnvironment(
+            assetsRoot: scan.database.assetsRoot,
+            configuration: ConfigurationValues(environment: ["ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": vision.baseURL,
+                                                             "ANTHROPIC_VISION_MODEL": "test-vision"]),
+            postgres: scan.database.postgres))
+        let run = try await JobTester(registry: registry, postgres: scan.database.postgres)
+            .run(ReadShelfJob(productionID: scan.production, photo: 0, visionProvider: "anthropic", model: nil, fresh: nil)) { transaction in
+                try transaction.count("SELECT jsonb_array_length(spines) FROM bookshelf_photos WHERE state = 'read'")
+            }
+        #expect(run.succeeded, "\(run.error ?? "")")
+        #expect(run.inspected == 2)
+        #expect(vision.requests.map(\.format) == [.anthropic])
+        #expect(vision.requests.first?.imageDigests == [scan.sentSHA256])
+        vision.stop()
+        await scan.database.drop()
+    }
+}

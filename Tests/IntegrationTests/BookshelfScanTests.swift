@@ -105,4 +105,23 @@ struct BookshelfScanTests {
         library.stop()
         await cluster.shutdown()
     }
+
+    /// `reparto scan` with a file that is not an image: one error line, nothing created.
+    @Test func scanningAFileThatIsNotAnImageIsOneErrorLineAndCreatesNothing() async throws {
+        let cluster = try await TestCluster.make()
+        let folder = cluster.assetsRoot.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let notes = folder.appendingPathComponent("shelf.jpg")
+        try Data("Top shelf: Dune, Emma. Bottom shelf: Beloved.".utf8).write(to: notes)
+        var environment = try cluster.processEnvironment()
+        environment["OPENAI_API_KEY"] = "sk-test"
+        let output = try await RepartoProcess.run(["scan", notes.path, "--vision-provider", "openai"], environment: environment)
+        #expect(output.status != 0)
+        let lines = output.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("Error: ") == true, "stderr: \(output.stderr)")
+        #expect(lines.first?.contains("not a JPEG, PNG or WebP image") == true, "stderr: \(output.stderr)")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM productions") == 0)
+        await cluster.shutdown()
+    }
 }
+

@@ -72,6 +72,11 @@ struct HostileParametersTests {
                 reason: nil),
         Hostile(kind: "analysis.frame", json: #"{"productionID":"\#(uuid)","scene":1e308,"heading":"","summary":"","imageProviders":["openai"],"size":"1x1"}"#,
                 reason: nil),
+        Hostile(kind: "bookshelf-scan.read", json: #"{"productionID":"\#(uuid)","photo":1e308,"visionProvider":"openai"}"#, reason: "photo"),
+        Hostile(kind: "bookshelf-scan.read", json: #"{"productionID":"\#(uuid)","photo":-1,"visionProvider":"openai"}"#, reason: "photo"),
+        Hostile(kind: "bookshelf-scan.read", json: #"{"productionID":"\#(uuid)","photo":0,"visionProvider":"openai"}"#, reason: "no photo 0"),
+        Hostile(kind: "bookshelf-scan.match", json: #"{"productionID":"\#(uuid)","photo":9223372036854775807}"#, reason: "photo"),
+        Hostile(kind: "bookshelf-scan.report", json: #"{"productionID":1e308}"#, reason: "productionID"),
     ]
 
     @Test func everyKindRefusesHostileValuesAndTheWorkerStaysUp() async throws {
