@@ -1,3 +1,4 @@
+import ProductionKit
 import AMQP
 import BookImport
 import Foundation
