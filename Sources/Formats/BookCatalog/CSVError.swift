@@ -7,7 +7,8 @@ public enum CSVError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooLarge(size: Int, limit: Int)
     /// The file contains a NUL byte or mostly control bytes: a binary file, not text.
     case binary(offset: Int)
-    /// The file is not valid UTF-8; `offset` is the first bad byte.
+    /// Too many bytes of the file are not UTF-8 (more than one in twenty) for it to be text; `offset`
+    /// is the first. A few such bytes are read instead (``TextRepair``).
     case invalidUTF8(offset: Int)
     /// A quoted field opened on `line` is never closed before the end of the file.
     case unterminatedQuote(line: Int)
@@ -23,7 +24,7 @@ public enum CSVError: Error, Sendable, Hashable, CustomStringConvertible {
         case .empty: "empty file: no header row and no books"
         case let .tooLarge(size, limit): "file too large: \(size) bytes exceeds the limit of \(limit) bytes"
         case let .binary(offset): "not a CSV file: binary content (NUL or control bytes near byte \(offset))"
-        case let .invalidUTF8(offset): "not a CSV file: invalid UTF-8 at byte \(offset)"
+        case let .invalidUTF8(offset): "not a CSV file: invalid UTF-8 at byte \(offset), and too much of it to be text"
         case let .unterminatedQuote(line): "malformed CSV: the quoted field opened on line \(line) is never closed"
         case let .textAfterClosingQuote(line): "malformed CSV: text after a closing quote on line \(line)"
         case .noHeader: "not a CSV export: the first row has no column names"

@@ -1,10 +1,12 @@
-/// The library exports Reparto reads, told apart by their header rows.
+/// The library exports Reparto reads, told apart by their header rows (or, for LibraryThing's
+/// JSON, by being JSON). Each has variants (``ExportVariant``).
 public enum ExportFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case goodreads
     case libraryThing = "librarything"
     case storyGraph = "storygraph"
 
-    /// The columns a header must have to be read as this format (compared case-insensitively).
+    /// The columns a header must have to be read as this format's current CSV (compared
+    /// case-insensitively). Older variants name some differently (``ExportVariant/requiredColumns``).
     public var requiredColumns: [String] {
         switch self {
         case .goodreads: ["Title", "Author", "ISBN", "ISBN13", "Exclusive Shelf"]
@@ -17,13 +19,19 @@ public enum ExportFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// LibraryThing, then StoryGraph; their required columns do not overlap enough to be confused
     /// (StoryGraph has "Authors", not "Author"; LibraryThing has "Primary Author").
     public static func detect(header: [String]) -> ExportFormat? {
-        allCases.first { $0.matches(header: header) }
+        ExportVariant.detect(header: header)?.format
     }
 
-    /// True when `header` has every required column.
+    /// True when `header` has every required column of one of the format's variants.
     public func matches(header: [String]) -> Bool {
-        let names = Set(header.map { $0.lowercased() })
-        return requiredColumns.allSatisfy { names.contains($0.lowercased()) }
+        ExportVariant.detect(header: header, format: self) != nil
+    }
+
+    /// A header name as the exports mean it: LibraryThing's 2014 CSV writes `'TITLE'`, quotes and all.
+    static func columnName(_ name: String) -> String {
+        let trimmed = name.trimmingSpaces
+        guard trimmed.count >= 2, trimmed.hasPrefix("'"), trimmed.hasSuffix("'") else { return trimmed }
+        return String(trimmed.dropFirst().dropLast()).trimmingSpaces
     }
 }
 

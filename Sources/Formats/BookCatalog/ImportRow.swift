@@ -17,31 +17,40 @@ public struct ImportRow: Sendable, Hashable, Codable {
     public var year: Int?
     /// The reader's own fields, kept per row even when rows merge.
     public var user: UserFields
+    /// The reader's review as plain text: Goodreads' `<br/>` and LibraryThing's `[Return]` are
+    /// line breaks.
+    public var review: String?
 
     /// The key of the title and first author (``MatchKey/book(title:author:)``).
     public var matchKey: String? { MatchKey.book(title: title, author: authors.first) }
 
     public init(line: Int, title: String, authors: [String], isbn: ISBN.Value, sourceID: String? = nil,
-                publisher: String? = nil, pages: Int? = nil, year: Int? = nil, user: UserFields = UserFields()) {
+                publisher: String? = nil, pages: Int? = nil, year: Int? = nil, user: UserFields = UserFields(),
+                review: String? = nil) {
         (self.line, self.title, self.authors, self.isbn, self.sourceID, self.publisher, self.pages, self.year, self.user)
             = (line, title, authors, isbn, sourceID, publisher, pages, year, user)
+        self.review = review
     }
 }
 
 /// What the reader said about a book: their rating, shelves or tags, status and dates.
 public struct UserFields: Sendable, Hashable, Codable {
-    /// Stars, 0.5–5; `nil` when unrated (Goodreads writes 0 for unrated).
+    /// Stars, 0.25–5 in quarter steps (StoryGraph rates in quarters, LibraryThing in halves);
+    /// `nil` when unrated (Goodreads writes 0 for unrated).
     public var rating: Double?
     public var shelves: [String]
     public var status: ReadStatus
     /// ISO 8601 days (`YYYY-MM-DD`).
     public var dateAdded: String?
     public var dateRead: String?
+    /// The day the (last) reading started: LibraryThing's "Date Started", the start of StoryGraph's
+    /// "Dates Read" span.
+    public var dateStarted: String?
 
     public init(rating: Double? = nil, shelves: [String] = [], status: ReadStatus = .unknown,
-                dateAdded: String? = nil, dateRead: String? = nil) {
-        (self.rating, self.shelves, self.status, self.dateAdded, self.dateRead)
-            = (rating, shelves, status, dateAdded, dateRead)
+                dateAdded: String? = nil, dateRead: String? = nil, dateStarted: String? = nil) {
+        (self.rating, self.shelves, self.status, self.dateAdded, self.dateRead, self.dateStarted)
+            = (rating, shelves, status, dateAdded, dateRead, dateStarted)
     }
 }
 
