@@ -1,3 +1,4 @@
+import ProductionKit
 import Analysis
 import Foundation
 import Threading

@@ -4,6 +4,7 @@ import RepartoConfiguration
 import RepartoRuntime
 import Logging
 import Postgres
+import ProductionKit
 
 /// A migrated database of the benchmark's own, dropped at the end.
 struct BenchDatabase {
@@ -13,18 +14,7 @@ struct BenchDatabase {
 
     /// `postgres://user@host:port/database`, with the TLS and GSSAPI modes if set (the password
     /// travels in the environment).
-    var url: String {
-        var components = URLComponents()
-        components.scheme = "postgres"
-        components.user = configuration.user
-        components.host = configuration.host
-        components.port = configuration.port
-        components.path = "/\(configuration.database)"
-        let modes = [("sslmode", configuration.sslMode?.rawValue), ("gssencmode", configuration.gssEncryptionMode?.rawValue)]
-            .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
-        if !modes.isEmpty { components.queryItems = modes }
-        return components.string ?? ""
-    }
+    var url: String { configuration.childProcessURL }
 
     /// The same database seen from `namespace` (the `--namespace` the run's child processes get):
     /// row-level security shows a session only its namespace's jobs. Shut its pool down after use.

@@ -1,3 +1,4 @@
+import ProductionKit
 import Foundation
 import Threading
 import RepartoRuntime

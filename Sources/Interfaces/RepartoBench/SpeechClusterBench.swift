@@ -1,3 +1,4 @@
+import ProductionKit
 import SpeechJobs
 import Dispatch
 import Foundation

@@ -1,3 +1,4 @@
+import ProductionKit
 import Dispatch
 import Foundation
 import Speech

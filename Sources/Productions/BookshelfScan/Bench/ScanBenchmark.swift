@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import ProductionKit
 import RepartoRuntime
 import Speech
 import Threading
@@ -75,11 +76,11 @@ struct ScanBenchmark: Sendable {
         do {
             let report = try await measure(fixtures: fixtures, standIn: standIn, folder: folder, configuration: configuration,
                                            namespace: namespace, postgres: postgres, children: &children, logger: logger)
-            await Self.stop(children)
+            await ChildProcess.stop(children)
             await cleanUp(postgres: postgres, admin: admin, name: name, folder: folder, standIn: standIn)
             return report
         } catch {
-            await Self.stop(children)
+            await ChildProcess.stop(children)
             await cleanUp(postgres: postgres, admin: admin, name: name, folder: folder, standIn: standIn)
             throw error
         }
@@ -97,17 +98,17 @@ struct ScanBenchmark: Sendable {
         environment["REPARTO_OPENLIBRARY_URL"] = standIn.baseURL
         environment["REPARTO_ASSETS"] = assets.path
         if let password = configuration.password { environment["REPARTO_DATABASE_PASSWORD"] = password }
-        let common = ["--namespace", namespace, "--database-url", Self.url(configuration), "--log-level", ProcessInfo.processInfo.environment["REPARTO_BENCH_CHILD_LOG"] ?? "warning"] + childArguments
+        let common = ["--namespace", namespace, "--database-url", configuration.childProcessURL, "--log-level", ProcessInfo.processInfo.environment["REPARTO_BENCH_CHILD_LOG"] ?? "warning"] + childArguments
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let migrate = try Self.start(executable, ["migrate"] + common, environment: environment)
-        guard await Self.exitStatus(migrate) == 0 else {
+        let migrate = try ChildProcess.start((executable, ["migrate"] + common), environment: environment, inherit: true)
+        guard await ChildProcess.exitStatus(migrate) == 0 else {
             throw ScanBenchError("reparto migrate failed")
         }
         try await JobClient(postgres: postgres).setLimit(LimitSpec(name: "provider:openai", rate: rate, burst: burst))
-        children.append(try Self.start(executable, ["coordinator"] + common, environment: environment))
+        children.append(try ChildProcess.start((executable, ["coordinator"] + common), environment: environment, inherit: true))
         for _ in 0..<workers {
-            children.append(try Self.start(executable, ["worker", "--concurrency", "\(concurrency)", "--heartbeat", "1",
-                                                        "--drain-timeout", "5"] + common, environment: environment))
+            children.append(try ChildProcess.start((executable, ["worker", "--concurrency", "\(concurrency)", "--heartbeat", "1",
+                                                                  "--drain-timeout", "5"] + common), environment: environment, inherit: true))
         }
         let count = fixtures.photos.count
         let files = try await BlockingWork.run { try Self.makePhotos(count: count, in: folder) }
@@ -163,41 +164,4 @@ struct ScanBenchmark: Sendable {
         standIn.stop()
     }
 
-    /// `postgres://user@host:port/database` (the password travels in the environment).
-    static func url(_ configuration: PostgresConfiguration) -> String {
-        var components = URLComponents()
-        components.scheme = "postgres"
-        components.user = configuration.user
-        components.host = configuration.host
-        components.port = configuration.port
-        components.path = "/\(configuration.database)"
-        return components.string ?? ""
-    }
-
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        // The children's warnings and errors go to this process's standard error.
-        process.standardError = FileHandle.standardError
-        try process.run()
-        return process
-    }
-
-    static func exitStatus(_ process: Process) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
-    }
-
-    static func stop(_ children: [Process]) async {
-        for child in children where child.isRunning { child.terminate() }
-        for child in children { _ = await exitStatus(child) }
-    }
 }
