@@ -112,7 +112,7 @@ let package = Package(
         ], path: "Sources/Capabilities/Speech", swiftSettings: swiftSettings),
         // the speech kind (`speech.synthesize`), the voice providers' switches and gate (migration line `speech`)
         .target(name: "SpeechJobs", dependencies: [
-            "Speech", "RepartoRuntime", "Postgres", "Assets", "Threading", "RepartoConfiguration",
+            "Speech", "Generation", "RepartoRuntime", "Postgres", "Assets", "Threading", "RepartoConfiguration",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Sources/Capabilities/SpeechJobs", resources: [.embedInCode("Migrations")], swiftSettings: swiftSettings),

@@ -53,7 +53,7 @@ struct BookImportHandlerTests {
         let registry = JobRegistry()
         BookImportProduction.register(in: registry, environment: ProductionEnvironment(
             assetsRoot: database.assetsRoot, configuration: ConfigurationValues(environment: [:]), postgres: nil))
-        #expect(registry.definitions.map(\.kind) == [BookEnrichJob.kind, BookParseJob.kind])
+        #expect(registry.definitions.map(\.kind) == [BookEnrichJob.kind, BookParseJob.kind, HTTPCachePruneJob.kind])
         let tester = JobTester(registry: registry, postgres: database.postgres)
         let run = try await tester.run(kind: BookEnrichJob.kind, parameters: Data(#"{"bookIDs":["\#(UUID())"]}"#.utf8)) { _ in () }
         #expect(run.state == .dead)

@@ -31,11 +31,16 @@ struct BookImportPlanTests {
     @Test func enrichJobsRunUnderTheOpenLibraryLimit() {
         #expect(BookEnrichJob(bookIDs: []).limitKey == "books:openlibrary")
         #expect(BookEnrichJob.queue == BookParseJob.queue)
+        // A follow-up of one part runs under that part's service's limit.
+        #expect(BookEnrichJob(bookIDs: [], parts: [.cover]).limitKey == "books:openlibrary-covers")
+        #expect(BookEnrichJob(bookIDs: [], parts: [.googleBooks]).limitKey == "books:google-books")
+        #expect(BookEnrichJob(bookIDs: [], parts: [.cover, .googleBooks]).limitKey == "books:openlibrary")
     }
 
     @Test func thePublicOpenLibraryGetsAPoliteDefaultLimitAndAMirrorNone() {
         let polite = BookServiceSettings().politeLimit
-        #expect(polite == LimitSpec(name: "books:openlibrary", budget: 180, budgetWindow: 60))
+        // Open Library's 1 request a second, as requests a minute; two jobs asking at once.
+        #expect(polite == LimitSpec(name: "books:openlibrary", concurrency: 2, budget: 60, budgetWindow: 60))
         #expect(BookServiceSettings(openLibraryURL: "https://openlibrary.org/").politeLimit == polite)
         #expect(BookServiceSettings(openLibraryURL: "http://127.0.0.1:8080").politeLimit == nil)
     }

@@ -37,6 +37,19 @@ import Testing
         #expect(error(BookEnrichJob.self, #"{"bookIDs":[\#(ids.dropFirst().joined(separator: ","))]}"#) == nil)
     }
 
+    @Test func followUpPartsAreOneOrBothAndNothingElse() {
+        let id = UUID().uuidString
+        #expect(error(BookEnrichJob.self, #"{"bookIDs":["\#(id)"],"parts":["cover"]}"#) == nil)
+        #expect(error(BookEnrichJob.self, #"{"bookIDs":["\#(id)"],"parts":null}"#) == nil)
+        #expect(field(error(BookEnrichJob.self, #"{"bookIDs":["\#(id)"],"parts":[]}"#)) == "parts")
+        #expect(field(error(BookEnrichJob.self, #"{"bookIDs":["\#(id)"],"parts":["cover","cover","cover"]}"#)) == "parts")
+        #expect(error(BookEnrichJob.self, #"{"bookIDs":["\#(id)"],"parts":["everything"]}"#) != nil)
+        let decoded = try? JSONDecoder().decode(BookEnrichJob.self, from: Data(#"{"bookIDs":["\#(id)"],"parts":["google-books"]}"#.utf8))
+        #expect(decoded?.parts == [.googleBooks])
+        #expect(error(HTTPCachePruneJob.self, #"{}"#) == nil)
+        #expect(error(HTTPCachePruneJob.self, #"{"dryRun":"Infinity"}"#)?.description.contains("dryRun") == true)
+    }
+
     @Test func batchSizesOfAnyValueStayInTheClientsRange() {
         let ids = (0..<250).map { _ in UUID() }
         #expect(BookImportPlan.batches(ids, size: .max).map(\.count) == [100, 100, 50])

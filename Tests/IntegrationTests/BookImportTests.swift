@@ -31,6 +31,7 @@ struct BookImportTests {
         static func start(openLibrary handler: @escaping @Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply = OpenLibraryStandIn.reply,
                           googleBooks: (@Sendable (FakeHTTPServer.Request) -> FakeHTTPServer.Reply)? = nil,
                           worker startsWorker: Bool = true,
+                          configuration: ConfigurationValues = ConfigurationValues(environment: [:]),
                           configure: (inout BookServiceSettings) -> Void = { _ in })
             async throws -> Catalog {
             let cluster = try await TestCluster.make()
@@ -43,7 +44,8 @@ struct BookImportTests {
                                                googleBooksURL: google?.baseURL ?? "http://127.0.0.1:9",
                                                googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key), timeout: 5)
             configure(&settings)
-            BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres, services: settings)
+            BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres, services: settings,
+                                     configuration: configuration)
             let worker = startsWorker ? cluster.startWorker(registry: registry, concurrency: 2, prefetch: 4) : nil
             let coordinator = cluster.startCoordinator(plans: BookImportKinds.plans)
             return Catalog(cluster: cluster, root: root, books: BookImportClient(postgres: cluster.postgres, assetsRoot: root),
@@ -507,7 +509,7 @@ enum OpenLibraryStandIn {
             return json("""
                 {"ISBN:9780441478125": {"key": "/books/OL2M", "title": "The Left Hand of Darkness",
                   "authors": [{"name": "Ursula K. Le Guin"}], "number_of_pages": 304, "publish_date": "1969",
-                  "cover": {"large": "\(base)/covers/lhod-L.jpg"}}}
+                  "cover": {"large": "\(base)/b/id/8231856-L.jpg"}}}
                 """)
         case "/api/books":
             return json("{}")
@@ -523,8 +525,9 @@ enum OpenLibraryStandIn {
             return search([], fields: fields(query))
         case "/covers/dune-L.jpg":
             return .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg)
-        case "/covers/lhod-L.jpg":
-            // Claims to be an image; is an error page.
+        case "/b/id/8231856-L.jpg":
+            // The Left Hand of Darkness's cover, by the id its search result names: claims to be
+            // an image; is an error page.
             return .respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: Data("<html>no cover</html>".utf8))
         default:
             return .respond(status: 404, headers: [], body: Data())

@@ -72,6 +72,7 @@ struct HostileParametersTests {
                 reason: nil),
         Hostile(kind: "analysis.frame", json: #"{"productionID":"\#(uuid)","scene":1e308,"heading":"","summary":"","imageProviders":["openai"],"size":"1x1"}"#,
                 reason: nil),
+        Hostile(kind: "book-import.prune-cache", json: #"{"dryRun":"Infinity"}"#, reason: "dryRun"),
         Hostile(kind: "bookshelf-scan.read", json: #"{"productionID":"\#(uuid)","photo":1e308,"visionProvider":"openai"}"#, reason: "photo"),
         Hostile(kind: "bookshelf-scan.read", json: #"{"productionID":"\#(uuid)","photo":-1,"visionProvider":"openai"}"#, reason: "photo"),
         Hostile(kind: "bookshelf-scan.read", json: #"{"productionID":"\#(uuid)","photo":0,"visionProvider":"openai"}"#, reason: "no photo 0"),

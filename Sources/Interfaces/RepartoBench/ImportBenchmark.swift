@@ -7,39 +7,57 @@ import Logging
 import Postgres
 import Threading
 
-/// `reparto bench import`: a generated Goodreads export imported and enriched against an
-/// unthrottled Open Library stand-in by a coordinator and `workers` worker processes on a database
-/// of the benchmark's own; then, with `rate`, a second export of other books under a cluster-wide
-/// limit, to compare the achieved request rate with it.
+/// `reparto bench import`: a generated export imported and enriched by a coordinator and
+/// `workers` worker processes on a database of the benchmark's own, against an Open Library
+/// stand-in that keeps the live service's limits and field rules (``BookServiceStandIn``), under
+/// the limits an import against the public Open Library gets by default
+/// (``BookServiceSettings/openLibraryLimits(contact:speedup:)``).
 ///
-/// Measured: seconds from submission to the finished production, books a minute (and that
-/// against the phone app's 100), each worker's peak RSS (`VmHWM`), requests sent.
+/// The export holds `books` books with ISBNs and a labelled set of `labelled` rows without
+/// (``ImportBenchLabels``), whose true books are known and some of whose searches answer a
+/// misleading near-match first. Measured: books a minute against the ideal the limits allow
+/// (one API request a book: an edition by ISBN, or a search; covers are fetched by id, which is
+/// not limited), the requests the stand-in refused (429, 403), each worker's peak RSS (`VmHWM`),
+/// and on the labelled set the correct matches, the wrong-book matches and the rows sent to review.
+///
+/// `speedup` runs every limit that many times faster on both sides (a run of `--books 300` in a
+/// few minutes instead of hours); the ratio to the ideal is what compares.
 public struct ImportBenchmark: Sendable {
     public var books: Int
+    public var labelled: Int
     public var workers: Int
     public var concurrency: Int
     public var booksPerJob: Int
-    /// Requests a second for the limited run (nil: skip it).
-    public var rate: Double?
-    public var limitedBooks: Int
-    public var timeout: Double
+    public var speedup: Double
+    /// Put a contact in the User-Agent (`REPARTO_OPENLIBRARY_CONTACT`): 3 requests a second.
+    public var contact: Bool
+    /// Seconds; nil: three times the ideal, at least ten minutes.
+    public var timeout: Double?
 
-    public init(books: Int = 1500, workers: Int = 2, concurrency: Int = 4, booksPerJob: Int = 10, rate: Double? = 10,
-                limitedBooks: Int = 300, timeout: Double = 600) {
-        (self.books, self.workers, self.concurrency, self.booksPerJob, self.rate, self.limitedBooks, self.timeout)
-            = (books, workers, concurrency, booksPerJob, rate, limitedBooks, timeout)
+    public init(books: Int = 10_000, labelled: Int = 200, workers: Int = 2, concurrency: Int = 4, booksPerJob: Int = 10,
+                speedup: Double = 1, contact: Bool = false, timeout: Double? = nil) {
+        (self.books, self.labelled, self.workers, self.concurrency, self.booksPerJob) = (books, labelled, workers, concurrency, booksPerJob)
+        (self.speedup, self.contact, self.timeout) = (speedup, contact, timeout)
     }
 
-    /// One import's figures.
-    public struct Run: Sendable {
-        public var books: Int
-        public var seconds: Double
-        public var requests: Int
-        public var enriched: Int
-        public var state: String
-        /// Requests a second between the first and the last request.
-        public var requestRate: Double
-        public var booksPerMinute: Double { seconds > 0 ? Double(books) / seconds * 60 : 0 }
+    /// API requests a second the limits allow.
+    public var allowedRate: Double { (contact ? 3 : 1) * speedup }
+    /// Books a minute the limits allow: one API request a book.
+    public var idealBooksPerMinute: Double { allowedRate * 60 }
+
+    /// What the labelled set came to.
+    public struct Labelled: Sendable, Equatable {
+        public var rows = 0
+        /// Matched to their true book.
+        public var correct = 0
+        /// Matched to another book (or to any book when the true one is not in Open Library).
+        public var wrong = 0
+        /// Unmatched: on the review list with the reader's own fields.
+        public var review = 0
+        public var notFound = 0
+        /// Rows expected to match that matched their true book, of those expected to match.
+        public var expectedMatches = 0
+        public var expectedMatched = 0
     }
 
     public func run(admin: PostgresConfiguration, amqp: AMQPConfiguration, logger: Logger, report: (String) -> Void) async throws {
@@ -49,43 +67,65 @@ public struct ImportBenchmark: Sendable {
         defer { try? FileManager.default.removeItem(at: work) }
         var quiet = logger
         quiet.logLevel = .critical  // the stand-in's shutdown on cancellation is not news
-        let standIn = try await BookServiceStandIn.start(logger: quiet)
+        let labels = ImportBenchLabels.make(count: labelled)
+        let standIn = try await BookServiceStandIn.start(works: labels.works, speedup: speedup, logger: quiet)
         defer { standIn.stop() }
         let namespace = "benchimport_\(SpeechClusterBench.hex(8))"
         let database = try await BenchDatabase.create(admin: admin, namespace: namespace, logger: logger)
         var environment = ProcessInfo.processInfo.environment
         environment["REPARTO_ASSETS"] = assets.path
-        environment["REPARTO_OPENLIBRARY_URL"] = standIn.baseURL
+        environment[BookServiceSettings.openLibraryVariable] = standIn.baseURL
+        environment[BookServiceSettings.openLibraryCoversVariable] = standIn.baseURL
+        environment[BookServiceSettings.contactVariable] = contact ? "bench@example.org" : nil
         environment[BookServiceSettings.googleBooksKeyVariable] = nil
         if let password = database.configuration.password { environment["REPARTO_DATABASE_PASSWORD"] = password }
         let common = ["--namespace", namespace, "--database-url", database.url, "--log-level", "warning"]
         var children: [Process] = []
         do {
+            // The public service's default limits, as an import against it creates them.
+            let jobs = JobClient(postgres: database.postgres)
+            for spec in BookServiceSettings.openLibraryLimits(contact: contact, speedup: speedup) { try await jobs.setLimit(spec) }
             children.append(try ChildProcess.start((SpeechClusterBench.executable.path, ["coordinator"] + common), environment: environment))
             for _ in 0..<workers {
                 children.append(try ChildProcess.start((SpeechClusterBench.executable.path,
                     ["worker", "--queues", BookParseJob.queue, "--concurrency", "\(concurrency)", "--prefetch", "\(concurrency * 2)",
                      "--heartbeat", "1"] + common), environment: environment))
             }
+            let file = work.appendingPathComponent("export.csv")
+            let export = SyntheticLibrary.export(books: books, first: 100_000_000, labelled: labels.rows)
+            try export.text.write(to: file, atomically: true, encoding: .utf8)
+            let ideal = Double(books + labels.rows.count) / allowedRate
             let client = BookImportClient(postgres: database.postgres, assetsRoot: assets)
-            let full = try await importOnce(client, standIn: standIn, books: books, first: 100_000_000, work: work,
-                                            booksPerJob: booksPerJob, database: database, logger: logger)
+            let start = ContinuousClock.now
+            let id = try await client.submit(file: file, options: .init(booksPerJob: booksPerJob))
+            _ = try await jobs.awaitProduction(id, timeout: timeout ?? max(600, 3 * ideal), logger: logger)
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let results = try await client.results(id)
             let rss = children.dropFirst().map { Self.peakRSS($0.processIdentifier) }
-            var lines = [String(format: "import: %d books (%d rows) in %.2f s: %.0f books/min, %.1f× the app's 100/min; %d enriched; %d requests (%.0f/s); state %@",
-                                full.books, full.books + full.books / 33 + 1, full.seconds, full.booksPerMinute, full.booksPerMinute / 100,
-                                full.enriched, full.requests, full.requestRate, full.state)]
-            lines.append("worker peak RSS: " + rss.map { String(format: "%.1f MB", Double($0) / 1_048_576) }.joined(separator: ", "))
-            if let rate {
-                // Each book is two requests (edition, cover); one book a job, so the limit's rate in
-                // jobs a second is half the request rate. A burst of one second's jobs lets starts
-                // that come back late (relay, claim) catch up instead of losing their slot.
-                try await JobClient(postgres: database.postgres).setLimit(
-                    LimitSpec(name: BookEnrichJob.defaultLimit, rate: rate / 2, burst: max(1, rate / 2)))
-                let limited = try await importOnce(client, standIn: standIn, books: limitedBooks, first: 200_000_000, work: work,
-                                                   booksPerJob: 1, database: database, logger: logger)
-                lines.append(String(format: "limited: %d books under %.0f requests/s: %.2f requests/s achieved (%.1f%% of the limit), %.1f s; state %@",
-                                    limited.books, rate, limited.requestRate, 100 * limited.requestRate / rate, limited.seconds, limited.state))
+            let outcome = try await Self.labelled(labels.rows, production: id, postgres: database.postgres)
+            let seen = standIn.requests
+            let api = seen.filter { $0.kind == "api" }
+            let found = books + labels.rows.count
+            let perMinute = seconds > 0 ? Double(found) / seconds * 60 : 0
+            var lines = [String(format: "import: %d books with ISBN + %d labelled rows without, %d rows, in %.1f s; state %@",
+                                books, labels.rows.count, export.rows, seconds, results?.state ?? "unknown")]
+            lines.append(String(format: "limits: Open Library API %.3g/s (%@), covers by ISBN 100 per %.0f s; speedup %.3g",
+                                allowedRate, contact ? "contact in the User-Agent" : "no contact", 300 / speedup, speedup))
+            lines.append(String(format: "throughput: %.1f books/min against the %.1f the limits allow (%.1f%%); ideal %.1f s",
+                                perMinute, idealBooksPerMinute, 100 * perMinute / idealBooksPerMinute, ideal))
+            lines.append(String(format: "requests: %d API (%d answered 429), %d covers by id, %d covers by ISBN (%d answered 403)",
+                                api.count, api.filter { $0.status == 429 }.count, seen.filter { $0.kind == "cover-id" }.count,
+                                seen.filter { $0.kind == "cover-isbn" }.count,
+                                seen.filter { $0.kind == "cover-isbn" && $0.status == 403 }.count))
+            if let e = results?.enrichment {
+                lines.append("enrichment: \(e.enriched) enriched (\(e.covers) with a cover), \(e.unmatched) unmatched, \(e.notFound) not found, "
+                             + "\(e.failed) failed, \(e.coversPending) covers pending")
             }
+            lines.append("worker peak RSS: " + rss.map { String(format: "%.1f MB", Double($0) / 1_048_576) }.joined(separator: ", "))
+            lines.append("labelled: \(outcome.rows) rows: \(outcome.correct) matched correctly, \(outcome.wrong) matched to the wrong book, "
+                         + "\(outcome.review) sent to review, \(outcome.notFound) not found; "
+                         + "\(outcome.expectedMatched) of the \(outcome.expectedMatches) rows a person would match without a doubt matched")
             await ChildProcess.stop(children)
             await database.drop()
             await Self.deleteQueue(namespace: namespace, amqp: amqp)
@@ -98,6 +138,36 @@ public struct ImportBenchmark: Sendable {
         }
     }
 
+    /// Each labelled row's book against its truth (`books.identifiers.openlibrary_work`).
+    static func labelled(_ rows: [ImportBenchLabels.Row], production: UUID, postgres: PostgresClient) async throws -> Labelled {
+        let stored = try await postgres.query("""
+            SELECT r.source_id, b.enrich_status, b.identifiers->'openlibrary_work'->>0 AS work
+            FROM book_import_rows r JOIN books b ON b.id = r.book_id
+            WHERE r.production_id = $1 AND r.source_id LIKE 'L%'
+            """, [production])
+        var byRow: [String: (status: String?, work: String?)] = [:]
+        for row in stored { if let id = row.string("source_id") { byRow[id] = (row.string("enrich_status"), row.string("work")) } }
+        var result = Labelled()
+        for row in rows {
+            guard let (status, work) = byRow[row.sourceID] else { continue }
+            result.rows += 1
+            if row.expectsMatch { result.expectedMatches += 1 }
+            switch status {
+            case "enriched":
+                let truth = row.truth.map { String($0.split(separator: "/").last ?? "") }
+                if let truth, work == truth {
+                    result.correct += 1
+                    if row.expectsMatch { result.expectedMatched += 1 }
+                } else {
+                    result.wrong += 1
+                }
+            case "unmatched": result.review += 1
+            default: result.notFound += 1
+            }
+        }
+        return result
+    }
+
     /// The run's queue goes with its namespace (the broker is shared; left behind, every restart
     /// would recover it).
     static func deleteQueue(namespace: String, amqp: AMQPConfiguration) async {
@@ -107,23 +177,6 @@ public struct ImportBenchmark: Sendable {
             defer { connection.close() }
             _ = try? connection.deleteQueue(queue)
         }
-    }
-
-    private func importOnce(_ client: BookImportClient, standIn: BookServiceStandIn, books: Int, first: Int, work: URL,
-                            booksPerJob: Int, database: BenchDatabase, logger: Logger) async throws -> Run {
-        let file = work.appendingPathComponent("export-\(first).csv")
-        try SyntheticLibrary.export(books: books, first: first).text.write(to: file, atomically: true, encoding: .utf8)
-        let before = standIn.requestCount
-        let start = ContinuousClock.now
-        let id = try await client.submit(file: file, options: .init(booksPerJob: booksPerJob))
-        _ = try await JobClient(postgres: database.postgres).awaitProduction(id, timeout: timeout, logger: logger)
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let results = try await client.results(id)
-        let instants = Array(standIn.requestInstants.dropFirst(before))
-        let span = (instants.last ?? 0) - (instants.first ?? 0)
-        return Run(books: books, seconds: seconds, requests: instants.count, enriched: results?.enrichment?.enriched ?? 0,
-                   state: results?.state ?? "unknown", requestRate: span > 0 ? Double(instants.count - 1) / span : 0)
     }
 
     /// Peak resident set (`VmHWM`) of a process, in bytes (0 when unreadable).

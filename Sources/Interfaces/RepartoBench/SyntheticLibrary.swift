@@ -14,7 +14,7 @@ public enum SyntheticLibrary {
     }
 
     /// The export's text and how many rows it has.
-    public static func export(books: Int, first: Int) -> (text: String, rows: Int) {
+    public static func export(books: Int, first: Int, labelled: [ImportBenchLabels.Row] = []) -> (text: String, rows: Int) {
         var lines = [header]
         for index in 0..<books {
             let isbn = isbn13(first + index)
@@ -25,6 +25,7 @@ public enum SyntheticLibrary {
             lines.append(row)
             if index % 33 == 0 { lines.append(row) }
         }
+        lines += ImportBenchLabels.exportLines(labelled)
         return (lines.joined(separator: "\n") + "\n", lines.count - 1)
     }
 }

@@ -6,6 +6,7 @@ import Postgres
 enum BookCatalogRows {
     private static let select = """
         SELECT b.id, b.isbn13, b.title, b.publisher, b.pages, b.year, to_jsonb(b.invalid_isbns) AS invalid_isbns, b.enrich_status,
+               b.match_score, to_jsonb(COALESCE(b.match_evidence, '{}')) AS match_evidence, to_jsonb(b.enrich_pending) AS enrich_pending,
                b.subtitle, to_jsonb(COALESCE(b.publishers, '{}')) AS publishers, b.publish_year, b.page_count,
                to_jsonb(COALESCE(b.subjects, '{}')) AS subjects, b.language, b.description, b.cover_path,
                to_jsonb(ARRAY(SELECT a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
@@ -69,7 +70,9 @@ enum BookCatalogRows {
         return CatalogBook(id: try required(row.uuid("id")), isbn13: row.string("isbn13"), title: row.string("title") ?? "",
                            authors: try texts(row, "authors"), publisher: row.string("publisher"), pages: row.int("pages"),
                            year: row.int("year"), invalidISBNs: try texts(row, "invalid_isbns"),
-                           enrichStatus: row.string("enrich_status"), subtitle: row.string("subtitle"),
+                           enrichStatus: row.string("enrich_status"), matchScore: row.double("match_score"),
+                           matchEvidence: try texts(row, "match_evidence"), enrichPending: try texts(row, "enrich_pending"),
+                           subtitle: row.string("subtitle"),
                            publishers: try texts(row, "publishers"), publishYear: row.int("publish_year"),
                            pageCount: row.int("page_count"), subjects: try texts(row, "subjects"), language: row.string("language"),
                            description: row.string("description"), coverPath: row.string("cover_path"), library: library)

@@ -53,7 +53,9 @@ public struct BookImportClient: Sendable {
     }
 
     /// Reads and checks the export, copies it to the asset volume (content-addressed) and creates
-    /// the production with its parse job in one transaction. Returns the production id.
+    /// the production with its parse job in one transaction (and the limit ``Options/politeness``
+    /// names, when absent). Returns the production id. An import to enrich also schedules the
+    /// hourly prune of the shared cache (``HTTPCachePruneJob``) when no schedule of its name exists.
     ///
     /// - Throws: ``BookImportError`` for a file that cannot be read or is not an export of a
     ///   known (or the named) format; nothing is created then.
@@ -87,13 +89,18 @@ public struct BookImportClient: Sendable {
         let parse = BookParseJob(sourcePath: sourcePath, format: format, prune: options.prune,
                                  maxBytes: options.maxBytes == CSVReader.defaultMaxBytes ? nil : options.maxBytes)
         let politeness = options.enrich ? options.politeness : nil
-        return try await JobClient(postgres: postgres).startProduction(
+        let jobs = JobClient(postgres: postgres)
+        let id = try await jobs.startProduction(
             name: options.name ?? file.lastPathComponent, plan: BookImportRequest.plan, stage: BookImportRequest.Stage.parse.rawValue,
             request: request, firstJob: parse, options: request.jobOptions
         ) { id, connection in
             try BookRows.create(productionID: id, request: request, on: connection)
             if let politeness { _ = try JobClient.addLimitIfAbsent(politeness, in: connection) }
         }
+        // The shared cache's hourly prune, when nothing scheduled it yet (a coordinator may keep
+        // it at another cadence); the import does not depend on it.
+        if options.enrich { try? await HTTPCachePruneJob.scheduleIfAbsent(client: jobs) }
+        return id
     }
 
     /// Follows the import until it finishes (progress through `onProgress`), then returns its results.

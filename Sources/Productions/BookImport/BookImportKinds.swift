@@ -1,5 +1,6 @@
 import Assets
 import Foundation
+import RepartoConfiguration
 import RepartoRuntime
 import Postgres
 
@@ -13,11 +14,14 @@ public enum BookImportKinds {
     /// which the sweep never touches.)
     public static let assetReferences = AssetReferences(owner: "book import", pathsSQL: "SELECT source_path AS path FROM book_imports")
 
-    /// Registers `book-import.parse` and `book-import.enrich`; exports and covers live below
-    /// `assetsRoot`. Without a database pool, enrichment fails each job with that reason.
+    /// Registers `book-import.parse`, `book-import.enrich` and `book-import.prune-cache`; exports
+    /// and covers live below `assetsRoot`; the cache's policy is `configuration`'s. Without a
+    /// database pool, enrichment and pruning fail each job with that reason.
     public static func register(in registry: JobRegistry, assetsRoot: URL, postgres: PostgresClient?,
-                                services: BookServiceSettings = BookServiceSettings()) {
+                                services: BookServiceSettings = BookServiceSettings(),
+                                configuration: ConfigurationValues = ConfigurationValues(environment: [:])) {
         BookParseJob.register(in: registry, assetsRoot: assetsRoot)
+        HTTPCachePruneJob.register(in: registry, postgres: postgres, configuration: configuration)
         if let postgres {
             BookEnrichJob.register(in: registry, assetsRoot: assetsRoot, postgres: postgres, settings: services)
         } else {

@@ -5,13 +5,14 @@ import RepartoRuntime
 public enum BookImportMigrations {
     public static let name = "book-import"
     public static let dependsOn: [String] = ["runtime"]
-    public static let files: [String] = ["0001_books.sql", "0002_kind_names.sql", "0003_book_reviews.sql"]
+    public static let files: [String] = ["0001_books.sql", "0002_kind_names.sql", "0003_book_reviews.sql", "0004_matching_and_pace.sql"]
 
     public static func line() throws(MigrationError) -> MigrationLine {
         try MigrationLine.embedded(name: name, dependsOn: dependsOn, files: [
             (file: "0001_books.sql", bytes: PackageResources._001_books_sql),
             (file: "0002_kind_names.sql", bytes: PackageResources._002_kind_names_sql),
             (file: "0003_book_reviews.sql", bytes: PackageResources._003_book_reviews_sql),
+            (file: "0004_matching_and_pace.sql", bytes: PackageResources._004_matching_and_pace_sql),
         ])
     }
 }

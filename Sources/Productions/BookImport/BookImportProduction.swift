@@ -20,8 +20,11 @@ public enum BookImportProduction: ProductionType {
         // refuses to start with that line (``secretVariables``).
         let services = (try? BookServiceSettings(configuration: configuration)) ?? BookServiceSettings(
             openLibraryURL: configuration[BookServiceSettings.openLibraryVariable] ?? "https://openlibrary.org",
-            googleBooksURL: configuration[BookServiceSettings.googleBooksVariable] ?? "https://www.googleapis.com")
-        BookImportKinds.register(in: registry, assetsRoot: environment.assetsRoot, postgres: environment.postgres, services: services)
+            googleBooksURL: configuration[BookServiceSettings.googleBooksVariable] ?? "https://www.googleapis.com",
+            contact: configuration[BookServiceSettings.contactVariable],
+            openLibraryCoversURL: configuration[BookServiceSettings.openLibraryCoversVariable])
+        BookImportKinds.register(in: registry, assetsRoot: environment.assetsRoot, postgres: environment.postgres, services: services,
+                                 configuration: configuration)
     }
 
     public static var plans: [any ProductionPlan] { BookImportKinds.plans }

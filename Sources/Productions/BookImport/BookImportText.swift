@@ -34,7 +34,11 @@ public enum BookImportText {
         }
         if let e = r.enrichment {
             lines.append("enrichment  \(e.enriched) enriched (\(e.covers) with a cover), \(e.notFound) not found, \(e.failed) failed"
+                         + (e.unmatched > 0 ? ", \(e.unmatched) unmatched (reparto books review)" : "")
                          + (e.pending > 0 ? ", \(e.pending) not asked yet" : ""))
+            if e.coversPending > 0 {
+                lines.append("covers      \(e.coversPending) held back by the covers service, fetched when its limit allows")
+            }
         }
         for failure in r.failures.prefix(5) { lines.append("failed      \(failure)") }
         return TerminalSafe.clean(lines.joined(separator: "\n") + "\n")
@@ -76,7 +80,13 @@ public enum BookImportText {
         if let publisher = book.publisher { lines.append("publisher   \(publisher)") }
         if let year = book.year { lines.append("year        \(year)") }
         if let pages = book.pages { lines.append("pages       \(pages)") }
-        lines.append("enrichment  \(book.enrichStatus ?? "not enriched")")
+        lines.append("enrichment  \(book.enrichStatus ?? "not enriched")"
+                     + (book.enrichPending.isEmpty ? "" : " (waiting for \(book.enrichPending.joined(separator: ", ")))"))
+        if let score = book.matchScore {
+            lines.append("match       \(String(format: "%.2f", score)): \(book.matchEvidence.joined(separator: "; "))")
+        } else if !book.matchEvidence.isEmpty {
+            lines.append("match       \(book.matchEvidence.joined(separator: "; "))")
+        }
         if let subtitle = book.subtitle { lines.append("subtitle    \(subtitle)") }
         if !book.publishers.isEmpty { lines.append("publishers  \(book.publishers.joined(separator: ", "))") }
         if let year = book.publishYear { lines.append("published   \(year)") }

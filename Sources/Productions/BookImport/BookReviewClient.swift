@@ -4,7 +4,8 @@ import Postgres
 import RepartoRuntime
 
 /// The review list for people: list the open items, accept one (a candidate, or the title and
-/// author as read), reject one. For the CLI (`reparto books review`) and services that embed it.
+/// author as read), reject one, keep one (an item about a catalog book, left as it is). For the
+/// CLI (`reparto books review`) and services that embed it.
 ///
 /// ```swift
 /// let reviews = BookReviewClient(postgres: pool)
@@ -68,6 +69,12 @@ public struct BookReviewClient: Sendable {
     /// author as read (its authors split as ``PersonName/names(in:)`` splits them). In one
     /// transaction, with the item's row locked, so two people cannot decide it twice.
     ///
+    /// An item about a catalog book (``BookReview/existingBookID``: an imported row no book
+    /// matched surely) adds nothing: the candidate is applied to *that* book (its details, score
+    /// and evidence become the book's enrichment; the reader's title and authors stay), and its
+    /// cover, when the candidate has an Open Library cover id, is fetched by a follow-up
+    /// ``BookEnrichJob`` (with ``enrichAdded``); `asRead: true` keeps the book as it is (``keep(_:)``).
+    ///
     /// - Throws: ``BookReviewError``: ``BookReviewError/twoChoices`` or
     ///   ``BookReviewError/noChoice`` (give exactly one of `index` and `asRead`), an unknown id, a
     ///   review decided already, an index out of range; ``CatalogBooksError/noTitle``.
@@ -77,11 +84,20 @@ public struct BookReviewClient: Sendable {
         let enrich = enrichAdded, politeness = politeness
         return try await postgres.withTransaction { connection in
             let review = try Self.openReview(id, on: connection)
+            if let index, !review.candidates.indices.contains(index) {
+                throw BookReviewError.candidateOutOfRange(id, index: index, count: review.candidates.count)
+            }
+            if let book = review.existingBookID {
+                guard let index else { return try BookReviewRows.decide(id, state: "kept", bookID: book, on: connection) }
+                let coverPending = try BookEnrichRows.applyAccepted(review.candidates[index], to: book, fetchCover: enrich, on: connection)
+                if coverPending {
+                    try JobClient.enqueue([try JobRequest(BookEnrichJob(bookIDs: [book], parts: [.cover]), options: JobOptions(cost: 1))],
+                                          in: connection)
+                }
+                return try BookReviewRows.decide(id, state: "accepted", bookID: book, on: connection)
+            }
             let candidate: BookCandidate
             if let index {
-                guard review.candidates.indices.contains(index) else {
-                    throw BookReviewError.candidateOutOfRange(id, index: index, count: review.candidates.count)
-                }
                 candidate = review.candidates[index].candidate
             } else {
                 candidate = BookCandidate(title: review.title, authors: PersonName.names(in: review.author ?? ""))
@@ -95,7 +111,20 @@ public struct BookReviewClient: Sendable {
         }
     }
 
-    /// Rejects review `id`: nothing is added to the catalog.
+    /// Keeps the catalog book review `id` is about as it is (the reader's own fields, no
+    /// candidate applied) and closes the item: state `kept`.
+    /// - Throws: ``BookReviewError/nothingToKeep(_:)`` for an item that is no catalog book yet (a
+    ///   spine: accept it as read or reject it); an unknown id or a review decided already.
+    public func keep(_ id: UUID) async throws -> BookReview {
+        try await postgres.withTransaction { connection in
+            let review = try Self.openReview(id, on: connection)
+            guard let book = review.existingBookID else { throw BookReviewError.nothingToKeep(id) }
+            return try BookReviewRows.decide(id, state: "kept", bookID: book, on: connection)
+        }
+    }
+
+    /// Rejects review `id`: nothing is added to the catalog (an item about a catalog book leaves
+    /// that book as it is, like ``keep(_:)``, but is recorded `rejected`).
     /// - Throws: ``BookReviewError`` for an unknown id or a review decided already.
     public func reject(_ id: UUID) async throws -> BookReview {
         try await postgres.withTransaction { connection in

@@ -26,6 +26,8 @@ public enum BookReviewError: Error, Sendable, Hashable, CustomStringConvertible 
     case noTitle
     /// A list's limit below 1.
     case invalidLimit(Int)
+    /// `keep` of an item that is no catalog book yet (a spine read on a shelf).
+    case nothingToKeep(UUID)
 
     /// The refusal as one line.
     public var description: String {
@@ -46,6 +48,7 @@ public enum BookReviewError: Error, Sendable, Hashable, CustomStringConvertible 
         case let .invalidState(state): "unknown review state '\(state)' (\(BookReview.states.joined(separator: ", ")))"
         case .noTitle: "a review item needs the title as read"
         case let .invalidLimit(limit): "the limit must be at least 1, not \(limit)"
+        case let .nothingToKeep(id): "review \(Self.short(id)) is no catalog book yet: accept it (a candidate or --as-read) or reject it"
         }
     }
 

@@ -6,16 +6,16 @@ import RepartoRuntime
 /// The SQL of `book_reviews` (blocking, on the caller's connection).
 enum BookReviewRows {
     private static let columns = """
-        id, source, production_id, reference, title, author, candidates, state, book_id, created_at, decided_at
+        id, source, production_id, reference, title, author, candidates, state, book_id, created_at, decided_at, existing_book_id
         """
 
     static func insert(source: String, productionID: UUID?, reference: String, title: String, author: String?,
-                       candidates: [BookMatch], on connection: PostgresConnection) throws -> UUID {
+                       candidates: [BookMatch], existingBookID: UUID?, on connection: PostgresConnection) throws -> UUID {
         let json = String(decoding: try JSONEncoder.jobs.encode(candidates), as: UTF8.self)
         let row = try connection.query("""
-            INSERT INTO book_reviews (source, production_id, reference, title, author, candidates)
-            VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING id
-            """, [source, productionID, reference, title, author, json]).first
+            INSERT INTO book_reviews (source, production_id, reference, title, author, candidates, existing_book_id)
+            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) RETURNING id
+            """, [source, productionID, reference, title, author, json, existingBookID]).first
         guard let id = row?.uuid("id") else { throw BookRowsError.missingColumn("id") }
         return id
     }
@@ -55,6 +55,7 @@ enum BookReviewRows {
         return BookReview(id: id, source: row.string("source") ?? "", productionID: row.uuid("production_id"),
                           reference: row.string("reference") ?? "", title: row.string("title") ?? "", author: row.string("author"),
                           candidates: try row.json("candidates", as: [BookMatch].self) ?? [], state: row.string("state") ?? "",
-                          bookID: row.uuid("book_id"), createdAt: createdAt, decidedAt: row.date("decided_at"))
+                          bookID: row.uuid("book_id"), createdAt: createdAt, decidedAt: row.date("decided_at"),
+                          existingBookID: row.uuid("existing_book_id"))
     }
 }

@@ -25,10 +25,18 @@ public enum BookReviewText {
         })
     }
 
-    /// `books review accept|reject`: what was decided, one line.
+    /// `books review accept|reject|keep`: what was decided, one line. An item about a catalog
+    /// book says whether the candidate was applied to it or it was left as it is.
     public static func decided(_ review: BookReview) -> String {
         let what = "\(review.state) \(BookReviewError.short(review.id)) (\(review.reference): \(asRead(review)))"
-        let outcome = review.bookID.map { "catalog book \($0.uuidString.lowercased())" } ?? "nothing added"
+        var outcome = review.bookID.map { "catalog book \($0.uuidString.lowercased())" } ?? "nothing added"
+        if let book = review.existingBookID {
+            let id = book.uuidString.lowercased()
+            switch review.state {
+            case "accepted": outcome = "catalog book \(id), candidate applied"
+            default: outcome = "catalog book \(id) left as it is"
+            }
+        }
         return TerminalSafe.clean("\(what): \(outcome)") + "\n"
     }
 

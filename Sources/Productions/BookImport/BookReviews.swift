@@ -11,11 +11,13 @@ public enum BookReviews {
     /// - Parameters:
     ///   - source: one of ``BookReview/sources`` (`bookshelf-scan`, `book-import`).
     ///   - reference: where in the source ("photo 3, spine 7").
+    ///   - existingBookID: the catalog book the reading already is (an imported row's book), when
+    ///     it is one: accepting a candidate then applies it to that book instead of adding one.
     /// - Throws: ``BookReviewError/invalidSource(_:)``, ``BookReviewError/noTitle`` for a blank
     ///   title; the database's errors.
     @available(*, noasync)
     public static func open(source: String, productionID: UUID?, reference: String, title: String, author: String?,
-                            candidates: [BookMatch], on connection: PostgresConnection) throws -> UUID {
+                            candidates: [BookMatch], existingBookID: UUID? = nil, on connection: PostgresConnection) throws -> UUID {
         guard BookReview.sources.contains(source) else { throw BookReviewError.invalidSource(source) }
         guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw BookReviewError.noTitle }
         let sorted = candidates.enumerated().sorted { a, b in
@@ -23,6 +25,7 @@ public enum BookReviews {
         }.map(\.element)
         let author = author?.trimmingCharacters(in: .whitespacesAndNewlines)
         return try BookReviewRows.insert(source: source, productionID: productionID, reference: reference, title: title,
-                                         author: author?.isEmpty == false ? author : nil, candidates: sorted, on: connection)
+                                         author: author?.isEmpty == false ? author : nil, candidates: sorted,
+                                         existingBookID: existingBookID, on: connection)
     }
 }

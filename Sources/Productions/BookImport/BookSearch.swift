@@ -5,13 +5,13 @@ import Postgres
 /// Asks Open Library which works a title and author as read may be: the candidates a spine or
 /// an ISBN-less row is scored against (``BookMatcher``).
 ///
-/// Requests go through the book import's client (``BookServiceClient``): the same User-Agent,
-/// timeout, size cap and faults (``BookServiceError``: a 429 or 503 is "retry at"), and the same
-/// shared cache (`http_cache`, kept ``BookServiceSettings/searchTTL``). Like the import's own
-/// requests they are paced by the limit of the *job* that runs them, not here: run searches in
-/// a job whose limit key is ``limitKey`` (`books:openlibrary`, the enrich jobs' limit, whose
-/// budget counts requests) and report ``candidates(title:author:limit:)``'s `requests` as its
-/// cost (`JobContext.reportCost`).
+/// Requests go through the book import's client: the same User-Agent, timeout, size cap and
+/// faults (``BookServiceError``: a 429 or 503 is "retry at"), the same shared cache
+/// (`http_cache`, kept ``BookServiceSettings/searchTTL``), and the same spacing: every request
+/// waits for its slot of Open Library's limit, cluster-wide (docs/books.md, "Politeness and
+/// faults"). Run searches in a job whose limit key is ``limitKey`` (`books:openlibrary`, the
+/// enrich jobs' limit, whose budget counts requests) and report
+/// ``candidates(title:author:limit:)``'s `requests` as its cost (`JobContext.reportCost`).
 ///
 /// ```swift
 /// let search = BookSearch(settings: try BookServiceSettings(configuration: configuration), postgres: pool)
@@ -30,7 +30,8 @@ public struct BookSearch: Sendable {
     public static let limitKey = BookEnrichJob.defaultLimit
 
     /// The `/search.json` fields the candidates are read from (Open Library answers its default
-    /// fields only, without ISBNs or publishers, unless `fields=` names them).
+    /// fields only, without ISBNs or publishers, unless `fields=` names them): every field of
+    /// ``BookCatalog/OpenLibraryResponse/candidateFields``.
     public static let fields = "key,title,subtitle,author_name,first_publish_year,isbn,cover_i,publisher"
 
     /// The most candidates one search asks for.

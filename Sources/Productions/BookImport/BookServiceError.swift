@@ -2,9 +2,12 @@ import Foundation
 import RepartoRuntime
 
 /// Why a book service could not answer. 429 and 503 become "retry at" (the job is rescheduled
-/// without spending an attempt and the service's limit is held back until then); other server
-/// and transport failures are retried with backoff; a malformed answer is retried too (a mirror
-/// having a bad moment), up to the job's attempts.
+/// without spending an attempt and the service's limit is held back until then), and so do a 403
+/// from the covers service (its limit on covers looked up by ISBN) and Google Books' quota
+/// errors (a 403 or 429 naming `rateLimitExceeded`, `dailyLimitExceeded`, `quotaExceeded`, …);
+/// a service held back by an earlier such answer is ``held(service:until:reason:)``. Other
+/// server and transport failures are retried with backoff; a malformed answer is retried too (a
+/// mirror having a bad moment), up to the job's attempts.
 public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertible, RetryAtError, RetryableError {
     case rateLimited(service: String, status: Int, retryAfter: Double?)
     case serverError(service: String, status: Int)
@@ -16,13 +19,20 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A URL (a cover link, a redirect) that may not be fetched: not http(s), not the service's
     /// host, or a loopback or private address.
     case refusedURL(service: String, url: String, reason: String)
+    /// Not asked: the service said to slow down (here or on another worker) and is held back
+    /// until the instant, or its requests are queued further ahead than a job waits
+    /// (see docs/books.md, "Politeness and faults").
+    case held(service: String, until: Date, reason: String)
 
     /// When not told, a 429 or 503 is tried again after this many seconds.
     public static let defaultRetryAfter: Double = 10
 
     public var retryAt: Date? {
-        if case let .rateLimited(_, _, after) = self { return Date().addingTimeInterval(max(0, after ?? Self.defaultRetryAfter)) }
-        return nil
+        switch self {
+        case let .rateLimited(_, _, after): Date().addingTimeInterval(max(0, after ?? Self.defaultRetryAfter))
+        case let .held(_, until, _): until
+        default: nil
+        }
     }
 
     public var isRetryable: Bool {
@@ -30,6 +40,15 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
         case .rejected, .tooLarge, .refusedURL: false
         default: true
         }
+    }
+
+    /// `12 s`, `3 min`, `2 h`.
+    static func seconds(_ interval: Double) -> String {
+        let seconds = max(0, interval)
+        guard seconds.isFinite, seconds < 1e9 else { return "a long time" }
+        if seconds < 120 { return "\(Int(seconds.rounded(.up))) s" }
+        if seconds < 7200 { return "\(Int((seconds / 60).rounded(.up))) min" }
+        return "\(Int((seconds / 3600).rounded(.up))) h"
     }
 
     public var description: String {
@@ -44,6 +63,8 @@ public enum BookServiceError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .unreachable(service, reason): "\(service): \(reason)"
         case let .timeout(service): "\(service): no answer in time"
         case let .refusedURL(service, url, reason): "\(service): not fetching \(url): \(reason)"
+        case let .held(service, until, reason):
+            "\(service): held back for \(Self.seconds(until.timeIntervalSinceNow)) (\(reason))"
         }
     }
 }

@@ -11,8 +11,16 @@ public struct CatalogBook: Codable, Sendable, Hashable {
     public var year: Int?
     /// ISBNs an export gave that failed their checksum.
     public var invalidISBNs: [String]
-    /// `enriched`, `not-found`, `failed`, or nil before enrichment.
+    /// `enriched`, `not-found`, `failed`, `unmatched` (matched below the threshold: the reader's
+    /// own fields, an item on the review list), or nil before enrichment.
     public var enrichStatus: String?
+    /// The score of the match taken, or of the best candidate turned down (nil: found by ISBN,
+    /// or not matched by a search).
+    public var matchScore: Double?
+    /// Why, for people (``BookCatalog/BookMatch/evidence``).
+    public var matchEvidence: [String]
+    /// Parts a service held back, which a follow-up job fetches (`cover`, `google-books`).
+    public var enrichPending: [String]
     /// What the book services said (nil or empty before enrichment).
     public var subtitle: String?
     public var publishers: [String]

@@ -3,8 +3,8 @@ import HTTPExchange
 import Threading
 
 /// Where a cover may be downloaded from. A cover URL comes from a book service's answer, so it is
-/// not trusted: it must be http(s) on one of the services' hosts (the configured base URLs' and the
-/// public services' documented cover hosts), and neither it nor any redirect may reach a loopback
+/// not trusted: it must be http(s) on one of the services' hosts (the configured base URLs', the
+/// configured covers host, and the public services' documented cover hosts), and neither it nor any redirect may reach a loopback
 /// or private address — unless a configured base itself is on one (a local mirror or stand-in).
 struct CoverSource: Sendable {
     /// Hosts the public services serve covers from, beside their API hosts: Open Library's covers
@@ -20,7 +20,8 @@ struct CoverSource: Sendable {
     let resolve: @Sendable (String) async -> [[UInt8]]
 
     init(settings: BookServiceSettings, resolve: (@Sendable (String) async -> [[UInt8]])? = nil) {
-        let bases = [settings.openLibraryURL, settings.googleBooksURL].compactMap { URL(string: $0)?.host?.lowercased() }
+        let bases = [settings.openLibraryURL, settings.openLibraryCoversURL, settings.googleBooksURL]
+            .compactMap { URL(string: $0)?.host?.lowercased() }
         hosts = Self.documentedHosts.union(bases)
         let resolve = resolve ?? { host in (try? await BlockingWork.run { NetworkAddress.resolve(host) }) ?? [] }
         self.resolve = resolve

@@ -10,7 +10,9 @@ struct BooksReviewAcceptCommand: AsyncParsableCommand {
         abstract: "Accept a review item: add one of its candidates, or the title and author as read, to the catalog.",
         discussion: """
             A candidate whose ISBN-13 the catalog has already is that book: nothing is added twice. A book added \
-            is enriched (details and cover) by the workers unless --no-enrich is given.
+            is enriched (details and cover) by the workers unless --no-enrich is given. For an item about an \
+            imported book, the candidate is applied to that book (its cover fetched unless --no-enrich), and \
+            --as-read keeps the book as it is.
             """)
 
     @OptionGroup var cluster: ClusterOptions

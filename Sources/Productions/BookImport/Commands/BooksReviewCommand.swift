@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ProductionKit
 
-/// `reparto books review [list] | accept ID | reject ID`: the review list.
+/// `reparto books review [list] | accept ID | reject ID | keep ID`: the review list.
 struct BooksReviewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "review",
@@ -10,9 +10,12 @@ struct BooksReviewCommand: AsyncParsableCommand {
         discussion: """
             An item is opened when no catalog or Open Library book scores at or above the match threshold; \
             nothing is added or merged until a person accepts a candidate (or the title and author as read) \
-            or rejects the item. IDs are the whole UUID or at least its first 8 hex digits.
+            or rejects the item. An item about an imported book is decided for that book: accept applies the \
+            candidate to it, keep leaves it as the reader wrote it. IDs are the whole UUID or at least its first \
+            8 hex digits.
             """,
-        subcommands: [BooksReviewListCommand.self, BooksReviewAcceptCommand.self, BooksReviewRejectCommand.self],
+        subcommands: [BooksReviewListCommand.self, BooksReviewAcceptCommand.self, BooksReviewRejectCommand.self,
+                      BooksReviewKeepCommand.self],
         defaultSubcommand: BooksReviewListCommand.self)
 }
 
