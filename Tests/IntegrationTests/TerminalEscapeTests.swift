@@ -41,7 +41,7 @@ struct TerminalEscapeTests {
     static func book(title: String, author: String) throws -> CatalogBook {
         let json: [String: Any] = [
             "id": UUID().uuidString, "isbn13": "9780441013593", "title": title, "authors": [author],
-            "invalidISBNs": [], "publishers": ["\(esc)]0;pwned\u{07}Ace"], "subjects": [],
+            "invalidISBNs": [], "publishers": ["\(esc)]0;pwned\u{07}Ace"], "subjects": [], "matchEvidence": [], "enrichPending": [],
         ]
         return try JSONDecoder().decode(CatalogBook.self, from: JSONSerialization.data(withJSONObject: json))
     }
