@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+@_spi(Testing) import RepartoRuntime
 
 /// The transaction a tested job's effects ran in, open until the inspection returns (then
 /// rolled back). Its connection is usable only inside the inspection.
@@ -19,16 +20,10 @@ public struct TestTransaction {
         try connection.query(sql, parameters)
     }
 
-    /// The jobs inserted by this transaction: rows whose `xmin` is this transaction's id.
+    /// The jobs inserted by this transaction (the runtime reads them: it owns the jobs table).
     func enqueued() throws -> [EnqueuedJob] {
-        try connection.query("""
-            SELECT id, kind, queue, production_id, stage, params::text AS params FROM jobs
-            WHERE xmin::text::bigint = pg_current_xact_id()::text::bigint % 4294967296
-            ORDER BY created_at, id
-            """).compactMap { row in
-                guard let id = row.string("id").flatMap(UUID.init(uuidString:)), let kind = row.string("kind") else { return nil }
-                return EnqueuedJob(id: id, kind: kind, queue: row.string("queue") ?? "", productionID: row.string("production_id").flatMap(UUID.init(uuidString:)),
-                                   stage: row.string("stage"), parameters: Data((row.string("params") ?? "{}").utf8))
-            }
+        try JobRehearsal.inserted(on: connection).map {
+            EnqueuedJob(id: $0.id, kind: $0.kind, queue: $0.queue, productionID: $0.productionID, stage: $0.stage, parameters: $0.parameters)
+        }
     }
 }

@@ -37,4 +37,30 @@ public struct JobRehearsal: Sendable {
             return JobRehearsal(outcome: outcome, effects: [], reportedCost: context.reportedCost)
         }
     }
+
+    /// A job inserted by the transaction `connection` is in: its id, kind, queue, production,
+    /// stage and parameters (JSON).
+    public struct Inserted: Sendable, Equatable {
+        public var id: UUID
+        public var kind: String
+        public var queue: String
+        public var productionID: UUID?
+        public var stage: String?
+        public var parameters: Data
+    }
+
+    /// The jobs the current transaction inserted (rows whose `xmin` is its id), in insertion order.
+    @available(*, noasync)
+    public static func inserted(on connection: PostgresConnection) throws -> [Inserted] {
+        try connection.query("""
+            SELECT id, kind, queue, production_id, stage, params::text AS params FROM jobs
+            WHERE xmin::text::bigint = pg_current_xact_id()::text::bigint % 4294967296
+            ORDER BY created_at, id
+            """).compactMap { row in
+                guard let id = row.string("id").flatMap(UUID.init(uuidString:)), let kind = row.string("kind") else { return nil }
+                return Inserted(id: id, kind: kind, queue: row.string("queue") ?? "",
+                                productionID: row.string("production_id").flatMap(UUID.init(uuidString:)), stage: row.string("stage"),
+                                parameters: Data((row.string("params") ?? "{}").utf8))
+            }
+    }
 }
