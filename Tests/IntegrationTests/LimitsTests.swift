@@ -81,7 +81,13 @@ struct LimitsTests {
         let starts = rows.compactMap { $0.double("s") }
         #expect(starts.count == jobs)
         #expect(rows.allSatisfy { $0.int("attempts") == 1 }, "waiting for the limit never counts an attempt")
-        #expect(rows.reduce(0) { $0 + ($1.int("deferrals") ?? 0) } >= jobs - Int(burst), "jobs beyond the burst were deferred")
+        // The excess was deferred: a job that started without waiting took a token, and no more
+        // tokens than the burst and the refill since the first start allow were there to take.
+        // (On a loaded machine a late delivery may find a refilled token and start at once.)
+        let undeferred = rows.filter { ($0.int("deferrals") ?? 0) == 0 }.compactMap { $0.double("s") }
+        let refill = ((undeferred.last ?? 0) - (starts.first ?? 0)) * rate
+        #expect(Double(undeferred.count) <= burst + refill + 1e-6, "\(undeferred.count) jobs started without waiting")
+        #expect(undeferred.count < jobs, "the limit deferred jobs")
         for (index, start) in starts.enumerated() {
             for interval in [1.0 / rate, 1.0, 2.0] {
                 // started_at is stored to the microsecond: an end rounded by one.
