@@ -36,19 +36,6 @@ public struct HTTPCachePolicy: Sendable, Equatable {
 
     /// `256MB`, `1.5G`, `800K`, a plain number of bytes; `none` for no cap. Units are binary.
     public static func bytes(_ text: String, setting: String) throws(RetentionError) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
-        if trimmed == "NONE" { return nil }
-        var number = trimmed
-        var scale = 1.0
-        for (suffix, size) in [("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10),
-                               ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10), ("B", 1)] where trimmed.hasSuffix(suffix) {
-            number = String(trimmed.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
-            scale = Double(size)
-            break
-        }
-        guard let value = Double(number), value.isFinite, value > 0, value * scale < 9e18 else {
-            throw RetentionError(description: "bad \(setting) '\(text)': expected a size such as 256MB, 1GB, or none")
-        }
-        return Int64(value * scale)
+        try ByteSizeSetting.parse(text, setting: setting, example: "256MB, 1GB")
     }
 }
