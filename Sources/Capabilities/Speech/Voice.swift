@@ -17,11 +17,15 @@ public struct Voice: Codable, Sendable, Hashable {
     public var age: String?
     /// The accent the provider gives the voice (ElevenLabs' `accent` label), if any.
     public var accent: String?
+    /// How the voice is made: a rule-based engine's (espeak-ng, flite) or a neural model's (Piper,
+    /// Kokoro, OpenAI, ElevenLabs). nil: not known. Casting prefers natural voices for the narrator
+    /// and the leads.
+    public var quality: VoiceQuality?
 
     public init(id: String, name: String, languages: [String], gender: String? = nil, provider: String,
-                age: String? = nil, accent: String? = nil) {
-        (self.id, self.name, self.languages, self.gender, self.provider, self.age, self.accent)
-            = (id, name, languages, gender, provider, age, accent)
+                age: String? = nil, accent: String? = nil, quality: VoiceQuality? = nil) {
+        (self.id, self.name, self.languages, self.gender, self.provider, self.age, self.accent, self.quality)
+            = (id, name, languages, gender, provider, age, accent, quality)
     }
 
     /// True when the voice speaks `language` (`en` matches `en-us`; nil or empty matches all).
@@ -33,6 +37,14 @@ public struct Voice: Codable, Sendable, Hashable {
             return l == language || l.hasPrefix(language + "-") || language.hasPrefix(l + "-")
         }
     }
+}
+
+/// How a voice is made, which is most of how natural it sounds.
+public enum VoiceQuality: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Formant or diphone synthesis from rules (espeak-ng, flite): clear, robotic.
+    case synthetic
+    /// A neural model trained on a speaker (Piper, Kokoro, OpenAI, ElevenLabs).
+    case natural
 }
 
 /// Knobs for one synthesis request. Providers ignore what they do not support.
