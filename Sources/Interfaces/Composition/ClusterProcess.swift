@@ -58,7 +58,8 @@ public enum ClusterProcess {
         let amqp = try ClusterSettings.amqp(configuration)
         let postgres = PostgresClient(configuration: try ClusterSettings.postgres(configuration), maxConnections: 1, logger: logger)
         let wait = try ClusterSettings.serverWait(configuration, longRunning: true)
-        let settings = CoordinatorSettings(retention: try RetentionPolicy(configuration: configuration))
+        let settings = CoordinatorSettings(retention: try RetentionPolicy(configuration: configuration),
+                                           archiveAfter: try CoordinatorSettings.archiveAfter(configuration: configuration))
         let sweep: ScheduleCadence?
         do { sweep = try AssetSweepJob.cadence(every: configuration[AssetSweepJob.everyVariable]) } catch {
             throw ClusterProcessError.badSetting(variable: AssetSweepJob.everyVariable, reason: error.description)

@@ -2,6 +2,7 @@ import AMQP
 import Foundation
 import Logging
 import Postgres
+import RepartoConfiguration
 import ServiceLifecycle
 import Synchronization
 import Threading
@@ -15,11 +16,28 @@ public struct CoordinatorSettings: Sendable {
     public var retention: RetentionPolicy
     public var pruneInterval: Double
     public var pruneBatches: Int
-    public init(tick: Double = 1, retention: RetentionPolicy = .standard, pruneInterval: Double = 60, pruneBatches: Int = 10) {
+    /// Seconds a finished job stays in `jobs` before it moves to `job_history` (a production's
+    /// jobs only once it is finished): `REPARTO_ARCHIVE_AFTER`, default 10 minutes.
+    public var archiveAfter: Double
+    /// `REPARTO_ARCHIVE_AFTER`.
+    public static let archiveAfterVariable = "REPARTO_ARCHIVE_AFTER"
+    /// Ten minutes.
+    public static let standardArchiveAfter = 600.0
+    public init(tick: Double = 1, retention: RetentionPolicy = .standard, pruneInterval: Double = 60, pruneBatches: Int = 10,
+                archiveAfter: Double = CoordinatorSettings.standardArchiveAfter) {
         self.tick = tick
         self.retention = retention
         self.pruneInterval = pruneInterval
         self.pruneBatches = pruneBatches
+        self.archiveAfter = archiveAfter
+    }
+
+    /// The archive age `values` set (``archiveAfterVariable``), else ``standardArchiveAfter``.
+    /// - Throws: ``RetentionError`` naming the variable when it does not parse (`never` keeps
+    ///   every finished job in `jobs`).
+    public static func archiveAfter(configuration values: ConfigurationValues) throws(RetentionError) -> Double {
+        guard let text = values[archiveAfterVariable] else { return standardArchiveAfter }
+        return try RetentionPolicy.seconds(text, setting: archiveAfterVariable)
     }
 }
 
@@ -89,6 +107,7 @@ public final class Coordinator: Service, Sendable {
         var nextRescue = ContinuousClock.now
         var schedules = ScheduleTicker(tick: settings.tick)
         var nextPrune = ContinuousClock.now
+        var nextHousekeeping = ContinuousClock.now
         var lastPass = ContinuousClock.now - .seconds(1)
         while !owner.isStopping {
             do {
@@ -118,6 +137,10 @@ public final class Coordinator: Service, Sendable {
                     }
                     try advanceStages(on: db)
                     try schedules.fireDue(on: db, logger: logger)
+                    if ContinuousClock.now >= nextHousekeeping {
+                        nextHousekeeping = ContinuousClock.now + .seconds(settings.tick)
+                        try keepHistory(on: db)
+                    }
                     if ContinuousClock.now >= nextPrune {
                         nextPrune = ContinuousClock.now + .seconds(settings.pruneInterval)
                         try prune(on: db)
@@ -147,12 +170,23 @@ public final class Coordinator: Service, Sendable {
             let step = try JobStore.pruneBatch(settings.retention, batch: 500, dryRun: false, on: db)
             PruneReport.record(step)
             total = total + step
-            if step.jobs < 500 && step.productions < 500 && step.workers < 500 { break }
+            if step.jobs < 500 && step.productions < 500 && step.workers < 500 && step.historyJobs < 500 { break }
         }
         guard !total.isEmpty else { return }
         logger.info("pruned finished work past its retention", metadata: [
             "jobs": "\(total.jobs)", "productions": "\(total.productions)", "production_jobs": "\(total.productionJobs)",
             "workers": "\(total.workers)"])
+    }
+
+    /// Folds the rollups' deltas, then moves finished work to history: a few batches a tick, so
+    /// `jobs` keeps up with a flat-out cluster without holding the leader.
+    @available(*, noasync)
+    private func keepHistory(on db: PostgresConnection) throws {
+        _ = try JobStore.foldStats(on: db)
+        guard settings.archiveAfter.isFinite else { return }
+        for _ in 0..<settings.pruneBatches {
+            guard try JobStore.archiveBatch(olderThan: settings.archiveAfter, on: db) >= JobStore.historyBatch else { break }
+        }
     }
 
     @available(*, noasync)

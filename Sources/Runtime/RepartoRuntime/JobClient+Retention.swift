@@ -12,7 +12,7 @@ extension JobClient {
             let step = try await postgres.withConnection { try JobStore.pruneBatch(policy, batch: batch, dryRun: dryRun, on: $0) }
             total = total + step
             if !dryRun { PruneReport.record(step) }
-            if dryRun || (step.jobs < batch && step.productions < batch && step.workers < batch) { return total }
+            if dryRun || (step.jobs < batch && step.productions < batch && step.workers < batch && step.historyJobs < batch) { return total }
         }
     }
 }
@@ -20,7 +20,7 @@ extension JobClient {
 extension PruneReport {
     /// `reparto_pruned_rows_total{table}`.
     static func record(_ report: PruneReport) {
-        for (table, count) in [("jobs", report.jobs + report.productionJobs), ("productions", report.productions), ("workers", report.workers)]
+        for (table, count) in [("jobs", report.jobs + report.productionJobs), ("job_history", report.historyJobs), ("productions", report.productions), ("workers", report.workers)]
         where count > 0 {
             Counter(label: "reparto_pruned_rows_total", dimensions: [("table", table)]).increment(by: count)
         }

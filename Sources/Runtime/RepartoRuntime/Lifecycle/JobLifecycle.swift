@@ -26,6 +26,8 @@ public enum JobLifecycle {
     /// Jobs with work ahead: a production's stage with any of them is not finished
     /// (the predicate of the partial index `jobs_active_stage`, migration 0006; keep the order).
     public static let active: [JobState] = [.queued, .running, .failed]
+    /// States a job ends in; only these move to `job_history`.
+    public static let final: [JobState] = [.succeeded, .dead, .cancelled]
     /// Final states an operator's retry queues again.
     public static let retryable: [JobState] = [.dead, .cancelled]
     /// What a production's failures list shows: dead, cancelled, and failed-awaiting-retry jobs.

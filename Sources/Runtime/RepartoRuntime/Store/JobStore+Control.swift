@@ -44,6 +44,10 @@ extension JobStore {
     @available(*, noasync)
     static func retry(jobs ids: [UUID]?, production: UUID?, on connection: PostgresConnection) throws -> Int {
         var stageFilter: String?
+        // Archived jobs come back first; the statements below then see every job as before. The
+        // production's lock waits for an archive pass that is moving its jobs right now.
+        if let production { try connection.query("SELECT 1 FROM productions WHERE id = $1 FOR UPDATE", [production]) }
+        _ = try unarchive(jobs: ids ?? [], production: production, on: connection)
         if let production {
             guard let first = try connection.query("""
                 SELECT stage FROM jobs WHERE production_id = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.retryable))

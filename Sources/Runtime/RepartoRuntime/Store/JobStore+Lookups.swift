@@ -8,7 +8,7 @@ extension JobStore {
         try connection.query("""
             SELECT id, kind, queue, state, attempts, max_attempts, priority, production_id, stage, idempotency_key,
                    created_at, started_at, finished_at, worker_id, result, last_error, params
-            FROM jobs WHERE id = $1
+            FROM all_jobs WHERE id = $1
             """, [id]).first.flatMap(JobRecord.init(row:))
     }
 
@@ -28,7 +28,7 @@ extension JobStore {
                    count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
                    count(*) FILTER (WHERE state = 'dead') AS dead,
                    count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-            FROM jobs WHERE production_id = $1 GROUP BY stage ORDER BY min(created_at)
+            FROM all_jobs WHERE production_id = $1 GROUP BY stage ORDER BY min(created_at)
             """, [id]).map { row in
                 StageProgress(stage: row.string("stage") ?? "", total: row.int("total") ?? 0, queued: row.int("queued") ?? 0,
                               running: row.int("running") ?? 0, succeeded: row.int("succeeded") ?? 0,

@@ -40,6 +40,9 @@ extension JobStore {
                         $9::uuid[], $10::text[], $11::timestamptz[], $12::text[], $13::float8[])
                  AS u(id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key, production_id, stage,
                       run_after, limit_key, cost)
+            -- A key is unique among archived jobs too (job_history).
+            WHERE u.idempotency_key IS NULL
+               OR NOT EXISTS (SELECT 1 FROM job_history h WHERE h.namespace = reparto_namespace() AND h.idempotency_key = u.idempotency_key)
             ON CONFLICT (namespace, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING id
             """, [
@@ -62,7 +65,7 @@ extension JobStore {
         // Some idempotency keys already existed: answer with the jobs that hold them.
         let keys = requests.compactMap(\.options.idempotencyKey)
         var existing: [String: UUID] = [:]
-        for row in try connection.query("SELECT id, idempotency_key FROM jobs WHERE idempotency_key = ANY($1::text[])", [keys]) {
+        for row in try connection.query("SELECT id, idempotency_key FROM all_jobs WHERE idempotency_key = ANY($1::text[])", [keys]) {
             if let key = row.string("idempotency_key"), let id = row.uuid("id") { existing[key] = id }
         }
         return requests.map { request in request.options.idempotencyKey.flatMap { existing[$0] } ?? request.id }

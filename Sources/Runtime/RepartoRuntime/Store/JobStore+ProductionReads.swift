@@ -28,7 +28,7 @@ extension JobStore {
     @available(*, noasync)
     static func latestResult(production: UUID, stage: String, on connection: PostgresConnection) throws -> Data? {
         try connection.query("""
-            SELECT result::text AS result FROM jobs
+            SELECT result::text AS result FROM all_jobs
             WHERE production_id = $1 AND stage = $2 AND state = 'succeeded'
             ORDER BY finished_at DESC LIMIT 1
             """, [production, stage]).first?.string("result").map { Data($0.utf8) }
@@ -37,7 +37,7 @@ extension JobStore {
     @available(*, noasync)
     static func stageSucceeded(production: UUID, stage: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query("""
-            SELECT 1 FROM jobs WHERE production_id = $1 AND stage = $2 AND state = 'succeeded' LIMIT 1
+            SELECT 1 FROM all_jobs WHERE production_id = $1 AND stage = $2 AND state = 'succeeded' LIMIT 1
             """, [production, stage]).count == 1
     }
 
@@ -46,7 +46,7 @@ extension JobStore {
         try connection.query("""
             SELECT stage, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS ok,
                    count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-            FROM jobs WHERE production_id = $1 GROUP BY stage
+            FROM all_jobs WHERE production_id = $1 GROUP BY stage
             """, [production]).map { r in
                 StageCount(stage: r.string("stage"), total: r.int("total") ?? 0, succeeded: r.int("ok") ?? 0,
                            dead: r.int("dead") ?? 0, cancelled: r.int("cancelled") ?? 0)
@@ -56,7 +56,7 @@ extension JobStore {
     @available(*, noasync)
     static func failures(production: UUID, limit: Int, on connection: PostgresConnection) throws -> [JobFailure] {
         try connection.query("""
-            SELECT id, kind, stage, state, last_error FROM jobs
+            SELECT id, kind, stage, state, last_error FROM all_jobs
             WHERE production_id = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.unsuccessful))
             ORDER BY created_at, id LIMIT $2
             """, [production, limit]).compactMap { r in
@@ -75,7 +75,7 @@ extension JobStore {
     @available(*, noasync)
     static func jobs(production: UUID, kind: String, states: [JobState], on connection: PostgresConnection) throws -> [FinishedJob] {
         try connection.query("""
-            SELECT id, state, last_error, params::text AS params FROM jobs
+            SELECT id, state, last_error, params::text AS params FROM all_jobs
             WHERE production_id = $1 AND kind = $2 AND state IN \(JobLifecycle.sqlList(states))
             ORDER BY finished_at NULLS LAST, created_at
             """, [production, kind]).compactMap { r in

@@ -29,6 +29,8 @@ extension JobStore {
             AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.production_id = p.id
                             AND (j.state NOT IN ('succeeded', 'cancelled', 'dead')
                                  OR (j.state = 'dead' AND NOT j.finished_at < now() - make_interval(secs => \(d)::float8))))
+            AND NOT EXISTS (SELECT 1 FROM job_history h WHERE h.production_id = p.id AND h.state = 'dead'
+                            AND NOT h.finished_at < now() - make_interval(secs => \(d)::float8))
             """ }
         func workersWhere(_ w: String) -> String { """
             coalesce(w.stopped_at, w.heartbeat_at) < now() - make_interval(secs => \(w)::float8)
@@ -43,10 +45,12 @@ extension JobStore {
                            SELECT p.id FROM productions p WHERE \(productionsWhere(finished: "$1", dead: "$2"))))::int AS production_jobs,
                        (SELECT count(*) FROM workers w WHERE \(workersWhere("$3")))::int AS workers
                 """, [finished, dead, workers]).first
-            return PruneReport(jobs: row?.int("jobs") ?? 0, productions: row?.int("productions") ?? 0,
-                               productionJobs: row?.int("production_jobs") ?? 0, workers: row?.int("workers") ?? 0)
+            var report = try pruneHistory(policy, batch: batch, dryRun: true, on: connection)
+            (report.jobs, report.productions) = (row?.int("jobs") ?? 0, row?.int("productions") ?? 0)
+            (report.productionJobs, report.workers) = (row?.int("production_jobs") ?? 0, row?.int("workers") ?? 0)
+            return report
         }
-        var report = PruneReport()
+        var report = try pruneHistory(policy, batch: batch, dryRun: false, on: connection)
         report.jobs = try connection.query("""
             DELETE FROM jobs WHERE id IN (
                 SELECT j.id FROM jobs j WHERE \(jobsWhere(finished: "$1", dead: "$2"))
@@ -60,6 +64,7 @@ extension JobStore {
                 """, [finished, dead, limit]).compactMap { $0.uuid("id") }
             guard !doomed.isEmpty else { return }
             report.productionJobs = try connection.query("DELETE FROM jobs WHERE production_id = ANY($1::uuid[]) RETURNING id", [doomed]).count
+                + connection.query("DELETE FROM job_history WHERE production_id = ANY($1::uuid[]) RETURNING id", [doomed]).count
             // Table-read rows go with the production (ON DELETE CASCADE); documents stay (they are
             // shared by content hash) and lose the link.
             report.productions = try connection.query("DELETE FROM productions WHERE id = ANY($1::uuid[]) RETURNING id", [doomed]).count

@@ -1,0 +1,164 @@
+import Foundation
+import Postgres
+
+// Hot jobs and history (migrations/0010_history_and_rollups.sql): finished work leaves `jobs` for
+// the partitioned `job_history`, and the rollups' deltas are folded. Both are the coordinator
+// leader's housekeeping and serve every namespace, like the asset sweep.
+extension JobStore {
+    /// Rows that one archive or fold statement handles at most.
+    static let historyBatch = 5_000
+
+    /// Moves up to `batch` finished jobs older than `olderThan` seconds into `job_history`:
+    /// standalone jobs, and the jobs of productions that are no longer running (a running
+    /// production's stage checks, progress and retries read `jobs`). Returns how many moved.
+    ///
+    /// The production rows are share-locked while their jobs move, so a retry (which sets its
+    /// production running first) waits for the move and then brings the jobs back whole.
+    @available(*, noasync)
+    static func archiveBatch(olderThan seconds: Double, batch: Int = historyBatch, on connection: PostgresConnection) throws -> Int {
+        try connection.transaction { connection in
+            try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
+            let finished = JobLifecycle.sqlList(JobLifecycle.final)
+            let rows = try Array(connection.query("""
+                SELECT j.id, (j.finished_at AT TIME ZONE 'UTC')::date::text AS day, j.state FROM jobs j
+                WHERE j.production_id IS NULL AND j.state IN \(finished) AND j.finished_at < now() - make_interval(secs => $1::float8)
+                ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE OF j SKIP LOCKED
+                """, [seconds, Int32(clamping: batch)]))
+                + Array(connection.query("""
+                SELECT j.id, (j.finished_at AT TIME ZONE 'UTC')::date::text AS day, j.state FROM jobs j
+                JOIN productions p ON p.id = j.production_id
+                WHERE p.state <> 'running' AND j.state IN \(finished) AND j.finished_at < now() - make_interval(secs => $1::float8)
+                ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE OF j SKIP LOCKED FOR SHARE OF p SKIP LOCKED
+                """, [seconds, Int32(clamping: batch)]))
+            guard !rows.isEmpty else { return 0 }
+            let days = Set(rows.filter { $0.string("state") != JobState.dead.rawValue }.compactMap { $0.string("day") })
+            for day in days.sorted() {
+                try connection.query("SELECT reparto_history_partition($1::date)", [day])
+            }
+            try connection.query("""
+                WITH moved AS (DELETE FROM jobs WHERE id = ANY($1::uuid[]) RETURNING *),
+                counted AS (
+                    UPDATE productions p SET archived_total = p.archived_total + c.total,
+                           archived_succeeded = p.archived_succeeded + c.succeeded,
+                           archived_dead = p.archived_dead + c.dead, archived_cancelled = p.archived_cancelled + c.cancelled
+                    FROM (SELECT production_id, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                                 count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+                          FROM moved WHERE production_id IS NOT NULL GROUP BY production_id) c
+                    WHERE p.id = c.production_id)
+                INSERT INTO job_history SELECT * FROM moved
+                """, [rows.compactMap { $0.uuid("id") }])
+            return rows.count
+        }
+    }
+
+    /// Brings archived jobs back into `jobs` (before a retry): the jobs `ids` that are dead or
+    /// cancelled, and every job of `production`. Returns how many came back.
+    @available(*, noasync)
+    static func unarchive(jobs ids: [UUID], production: UUID?, on connection: PostgresConnection) throws -> Int {
+        try connection.query("""
+            WITH moved AS (
+                DELETE FROM job_history
+                WHERE (id = ANY($1::uuid[]) AND state IN \(JobLifecycle.sqlList(JobLifecycle.retryable))) OR production_id = $2
+                RETURNING *),
+            counted AS (
+                UPDATE productions p SET archived_total = p.archived_total - c.total,
+                       archived_succeeded = p.archived_succeeded - c.succeeded,
+                       archived_dead = p.archived_dead - c.dead, archived_cancelled = p.archived_cancelled - c.cancelled
+                FROM (SELECT production_id, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                             count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+                      FROM moved WHERE production_id IS NOT NULL GROUP BY production_id) c
+                WHERE p.id = c.production_id)
+            INSERT INTO jobs SELECT * FROM moved
+            RETURNING id
+            """, [ids, production]).count
+    }
+
+    /// Folds the rollups' deltas into `job_minutes` and `job_days`, and drops minutes older than
+    /// two hours. Returns how many delta rows were folded.
+    @available(*, noasync)
+    static func foldStats(on connection: PostgresConnection) throws -> Int {
+        try connection.transaction { connection in
+            try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
+            let folded = try connection.query("""
+                WITH d AS (DELETE FROM job_stats_delta RETURNING *),
+                minutes AS (
+                    INSERT INTO job_minutes (namespace, minute, queue, kind, state, bucket, n)
+                    SELECT namespace, minute, queue, kind, state, bucket, sum(n) FROM d
+                    WHERE minute > now() - interval '2 hours'
+                    GROUP BY 1, 2, 3, 4, 5, 6
+                    ON CONFLICT (namespace, minute, queue, kind, state, bucket) DO UPDATE SET n = job_minutes.n + excluded.n),
+                days AS (
+                    INSERT INTO job_days (namespace, day, queue, kind, state, n)
+                    SELECT namespace, (minute AT TIME ZONE 'UTC')::date, queue, kind, state, sum(n) FROM d
+                    GROUP BY 1, 2, 3, 4, 5
+                    ON CONFLICT (namespace, day, queue, kind, state) DO UPDATE SET n = job_days.n + excluded.n)
+                SELECT count(*)::int AS n FROM d
+                """).first?.int("n") ?? 0
+            try connection.query("DELETE FROM job_minutes WHERE minute < now() - interval '2 hours'")
+            return folded
+        }
+    }
+
+    /// The day partitions of succeeded and cancelled history, oldest first: name and first instant.
+    @available(*, noasync)
+    static func historyPartitions(on connection: PostgresConnection) throws -> [(name: String, day: Date)] {
+        try connection.query("""
+            SELECT c.relname AS name, extract(epoch FROM to_date(substring(c.relname FROM '(\\d{8})$'), 'YYYYMMDD'))::float8 AS day
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'job_history_done'::regclass AND c.relname ~ '^job_history_done_\\d{8}$'
+            ORDER BY c.relname
+            """).compactMap { row in
+            guard let name = row.string("name"), let day = row.double("day") else { return nil }
+            return (name, Date(timeIntervalSince1970: day))
+        }
+    }
+
+    /// History past `policy`: whole days of succeeded and cancelled jobs that ended before the
+    /// retention's cutoff are dropped (a day another namespace also holds loses only this
+    /// namespace's rows); dead jobs go row by row, up to `batch`; the rollups' days go with them.
+    /// A day is dropped only once all of it is past the cutoff, so up to a day more is kept.
+    @available(*, noasync)
+    static func pruneHistory(_ policy: RetentionPolicy, batch: Int, dryRun: Bool, on connection: PostgresConnection) throws -> PruneReport {
+        var report = PruneReport()
+        let now = Date()
+        if policy.finished.isFinite {
+            let cutoff = now.addingTimeInterval(-policy.finished)
+            for partition in try historyPartitions(on: connection) where partition.day.addingTimeInterval(86_400) <= cutoff {
+                let table = "\"\(partition.name)\""
+                let rows = try connection.query("SELECT count(*) FILTER (WHERE namespace = reparto_namespace())::int AS own, count(*)::int AS every FROM \(table)").first
+                let own = rows?.int("own") ?? 0, every = rows?.int("every") ?? 0
+                report.historyJobs += own
+                guard !dryRun else { continue }
+                if own == every {
+                    try connection.query("DROP TABLE IF EXISTS \(table)")
+                    report.historyDays += 1
+                } else if own > 0 {
+                    try connection.query("DELETE FROM \(table) WHERE namespace = reparto_namespace()")
+                }
+            }
+            if !dryRun {
+                try connection.query("""
+                    DELETE FROM job_days WHERE state IN ('succeeded', 'cancelled', 'failed')
+                      AND day < (now() - make_interval(secs => $1::float8)) AT TIME ZONE 'UTC'
+                    """, [policy.finished])
+            }
+        }
+        if policy.dead.isFinite {
+            let condition = "finished_at < now() - make_interval(secs => $1::float8)"
+            if dryRun {
+                report.historyJobs += try connection.query("SELECT count(*)::int AS n FROM job_history WHERE state = 'dead' AND \(condition)",
+                                                           [policy.dead]).first?.int("n") ?? 0
+            } else {
+                report.historyJobs += try connection.query("""
+                    DELETE FROM job_history WHERE state = 'dead' AND id IN (
+                        SELECT id FROM job_history WHERE state = 'dead' AND \(condition) ORDER BY finished_at LIMIT $2::int4)
+                    RETURNING id
+                    """, [policy.dead, Int32(clamping: batch)]).count
+                try connection.query("""
+                    DELETE FROM job_days WHERE state = 'dead' AND day < (now() - make_interval(secs => $1::float8)) AT TIME ZONE 'UTC'
+                    """, [policy.dead])
+            }
+        }
+        return report
+    }
+}
