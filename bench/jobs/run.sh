@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Job throughput and latency, Reparto next to Celery, on the same RabbitMQ and PostgreSQL.
+# Job throughput and latency, Reparto next to its peers, on the same RabbitMQ and PostgreSQL.
 #
-#   bench/jobs/run.sh            # 50,000 no-op jobs flat out, then 10,000 at 1,000 jobs/s, then Celery
+#   bench/jobs/run.sh            # 50,000 no-op jobs flat out, then 10,000 at 1,000 jobs/s,
+#                                # then Celery, Dramatiq and PgQueuer
 #
 # Reparto runs a coordinator and two workers (release build); every job is fully durable: row
 # committed, message persistent and confirmed, completion committed before the ack.
+# The peers (bench/celery, bench/dramatiq, bench/pgqueuer; their READMEs state the settings) run
+# with two worker processes each and print one JSON line per run. Dramatiq and PgQueuer get the
+# same counts and rate as Reparto: BENCH_JOBS flat out, BENCH_RATE_JOBS at BENCH_RATE jobs/s.
+#   BENCH_SKIP_REPARTO=1 BENCH_SKIP_CELERY=1 BENCH_SKIP_DRAMATIQ=1 BENCH_SKIP_PGQUEUER=1 skip one.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 COUNT="${BENCH_JOBS:-50000}"
@@ -12,26 +17,41 @@ RATE_COUNT="${BENCH_RATE_JOBS:-10000}"
 RATE="${BENCH_RATE:-1000}"
 
 scripts/services up >/dev/null
-R="$(scripts/build-release 2>/tmp/reparto-build-release.log)" || { grep -E "error:" /tmp/reparto-build-release.log; exit 1; }
-$R migrate >/dev/null
 
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-mkdir -p .reparto/logs
-$R coordinator --log-level warning >.reparto/logs/bench-coordinator.log 2>&1 & pids+=($!)
-$R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-1.log 2>&1 & pids+=($!)
-$R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-2.log 2>&1 & pids+=($!)
-sleep 1 # let the workers declare their queues and register
+if [ "${BENCH_SKIP_REPARTO:-0}" != "1" ]; then
+    R="$(scripts/build-release 2>/tmp/reparto-build-release.log)" || { grep -E "error:" /tmp/reparto-build-release.log; exit 1; }
+    $R migrate >/dev/null
 
-echo "# reparto: $COUNT no-op jobs, as fast as possible"
-$R bench jobs --count "$COUNT" --json
-echo "# reparto: $RATE_COUNT no-op jobs offered at $RATE jobs/s"
-$R bench jobs --count "$RATE_COUNT" --rate "$RATE" --json
-cleanup
-pids=()
+    pids=()
+    cleanup() { for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+    trap cleanup EXIT
+    mkdir -p .reparto/logs
+    $R coordinator --log-level warning >.reparto/logs/bench-coordinator.log 2>&1 & pids+=($!)
+    $R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-1.log 2>&1 & pids+=($!)
+    $R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-2.log 2>&1 & pids+=($!)
+    sleep 1 # let the workers declare their queues and register
+
+    echo "# reparto: $COUNT no-op jobs, as fast as possible"
+    $R bench jobs --count "$COUNT" --json
+    echo "# reparto: $RATE_COUNT no-op jobs offered at $RATE jobs/s"
+    $R bench jobs --count "$RATE_COUNT" --rate "$RATE" --json
+    cleanup
+    pids=()
+fi
 
 if [ "${BENCH_SKIP_CELERY:-0}" != "1" ]; then
     echo "# celery (peer), same broker and database"
     bench/celery/run.sh
+fi
+
+if [ "${BENCH_SKIP_DRAMATIQ:-0}" != "1" ]; then
+    echo "# dramatiq (peer), same broker: $COUNT jobs flat out, then $RATE_COUNT at $RATE jobs/s"
+    DRAMATIQ_BENCH_TASKS="$COUNT" DRAMATIQ_BENCH_RATE_TASKS="$RATE_COUNT" DRAMATIQ_BENCH_RATE="$RATE" \
+        bench/dramatiq/run.sh
+fi
+
+if [ "${BENCH_SKIP_PGQUEUER:-0}" != "1" ]; then
+    echo "# pgqueuer (peer), same database server: $COUNT jobs flat out, then $RATE_COUNT at $RATE jobs/s"
+    PGQUEUER_BENCH_TASKS="$COUNT" PGQUEUER_BENCH_RATE_TASKS="$RATE_COUNT" PGQUEUER_BENCH_RATE="$RATE" \
+        bench/pgqueuer/run.sh
 fi
