@@ -6,7 +6,9 @@ import TerminalText
 
 /// `reparto status [--json]`: the operations views as tables or JSON.
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show queues, productions, workers and failures.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show queues, productions, workers and failures.",
+        discussion: "Reads the ops.* views from REPARTO_DASHBOARD_DATABASE_URL when it is set (a streaming replica, which may trail the primary), else from the cluster's database.")
 
     @OptionGroup var cluster: ClusterOptions
 
@@ -14,7 +16,11 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "Rows per view.") var limit: Int = 20
 
     func run() async throws {
-        let views = try await cluster.withPostgres(logger: cluster.makeLogger("reparto.status")) { try await OpsView.snapshot(Kinds.opsViews, limit: limit, on: $0) }
+        // Only reads: from REPARTO_DASHBOARD_DATABASE_URL when set (a streaming replica), else the cluster's database.
+        let database = try cluster.dashboardPostgresConfiguration(applicationName: "reparto-status")
+        let views = try await cluster.withPostgres(database: database, logger: cluster.makeLogger("reparto.status")) {
+            try await OpsView.snapshot(Kinds.opsViews, limit: limit, on: $0)
+        }
         print(json ? StatusRendering.json(views) : StatusRendering.text(views), terminator: json ? "\n" : "")
     }
 }

@@ -18,6 +18,8 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = cluster.makeLogger("reparto.watch")
         let production = ProductionName.resolve(id)
+        // The cluster's database even when REPARTO_DASHBOARD_DATABASE_URL names a replica: watching
+        // LISTENs for the progress NOTIFY, which a hot standby refuses and replication does not carry.
         let final = try await cluster.withPostgres(logger: logger) { postgres in
             let client = JobClient(postgres: postgres)
             let first = try await client.progress(production)

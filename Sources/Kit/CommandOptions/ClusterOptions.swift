@@ -103,16 +103,11 @@ public struct ClusterOptions: ParsableArguments {
         try ClusterSettings.postgres(configuration, applicationName: applicationName)
     }
 
-    /// The dashboard's database: `REPARTO_DASHBOARD_DATABASE_URL` (normally the read-only
-    /// `reparto_dashboard` role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the cluster's.
-    public func dashboardPostgresConfiguration() throws -> PostgresConfiguration {
-        let values = try configuration
-        guard values[OperationsEndpoints.dashboardDatabaseURLVariable] != nil else {
-            return try ClusterSettings.postgres(values, applicationName: "reparto-dashboard")
-        }
-        return try ClusterSettings.postgres(values, applicationName: "reparto-dashboard",
-                                            urlVariable: OperationsEndpoints.dashboardDatabaseURLVariable,
-                                            passwordVariable: OperationsEndpoints.dashboardDatabasePasswordVariable)
+    /// The database the operations views are read from (the dashboard, `reparto status`):
+    /// `REPARTO_DASHBOARD_DATABASE_URL` (a streaming replica or the read-only `reparto_dashboard`
+    /// role) with `REPARTO_DASHBOARD_DATABASE_PASSWORD[_FILE]`, or else the cluster's. See ``OpsReadDatabase``.
+    public func dashboardPostgresConfiguration(applicationName: String = "reparto-dashboard") throws -> PostgresConfiguration {
+        try OpsReadDatabase.configuration(try configuration, applicationName: applicationName)
     }
 
     /// Bootstraps logging with `--log-level` and `--log-format` (once per process) and returns a logger.
@@ -122,10 +117,12 @@ public struct ClusterOptions: ParsableArguments {
     }
 
     /// Runs `body` with a connected pool and shuts the pool down afterwards, success or not.
-    public func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, longRunning: Bool = false, logger: Logger,
+    /// - Parameter database: where to connect (nil: the cluster's database, ``postgresConfiguration(applicationName:)``).
+    public func withPostgres<T>(maxConnections: Int = 2, requireSchema: Bool = true, longRunning: Bool = false,
+                                database: PostgresConfiguration? = nil, logger: Logger,
                          _ body: (PostgresClient) async throws -> T) async throws -> T {
         let postgres = try await connectPostgres(maxConnections: maxConnections, requireSchema: requireSchema,
-                                                 longRunning: longRunning, logger: logger)
+                                                 longRunning: longRunning, database: database, logger: logger)
         return try await withCleanup { try await body(postgres) } cleanup: { await postgres.shutdown() }
     }
 
@@ -136,9 +133,11 @@ public struct ClusterOptions: ParsableArguments {
 
     /// A pool, once the database answers (waiting as ``serverWait(longRunning:)`` says, then one
     /// clear line). With `requireSchema`, a database that was never migrated is reported as such.
+    /// - Parameter database: where to connect (nil: the cluster's database, ``postgresConfiguration(applicationName:)``).
     public func connectPostgres(maxConnections: Int = 4, requireSchema: Bool = true, longRunning: Bool = false,
-                         logger: Logger) async throws -> PostgresClient {
-        let client = PostgresClient(configuration: try postgresConfiguration(), maxConnections: maxConnections, logger: logger)
+                         database: PostgresConfiguration? = nil, logger: Logger) async throws -> PostgresClient {
+        let client = PostgresClient(configuration: try database ?? postgresConfiguration(), maxConnections: maxConnections,
+                                    logger: logger)
         do {
             let wait = try serverWait(longRunning: longRunning)
             if requireSchema { try await wait.migratedDatabase(client, logger: logger) } else { _ = try await wait.database(client, logger: logger) }

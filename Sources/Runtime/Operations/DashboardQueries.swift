@@ -8,35 +8,68 @@ public enum DashboardQueries {
     /// Rows per list (productions, workers, failures).
     public static let defaultLimit = 50
 
+    /// The parts of a snapshot an endpoint reads; the page's `/api/overview` reads them all.
+    public enum Part: Sendable, CaseIterable {
+        case queues, productions, workers, failures, throughput, controls, views
+    }
+
+    /// Where a list starts and how long it is: `limit` rows (1…``maximumLimit``) after skipping `offset`.
+    public struct Page: Sendable, Equatable {
+        public var limit: Int
+        public var offset: Int
+        public init(limit: Int = DashboardQueries.defaultLimit, offset: Int = 0) {
+            (self.limit, self.offset) = (min(max(limit, 1), DashboardQueries.maximumLimit), min(max(offset, 0), DashboardQueries.maximumOffset))
+        }
+    }
+
+    /// The most rows one list request returns.
+    public static let maximumLimit = 500
+    /// The furthest a list may skip (deeper pages cost a scan; filter instead).
+    public static let maximumOffset = 100_000
+
     /// Reads a ``DashboardSnapshot`` in one read-only, repeatable-read transaction, so every part
-    /// of the page describes the same instant.
-    @available(*, noasync)
+    /// of the page describes the same instant. Only `parts` are read; the others stay empty, so
+    /// each endpoint costs what it shows.
     /// - Parameter views: the production types' own views, shown as generic tables.
+    @available(*, noasync)
     public static func snapshot(limit: Int = defaultLimit, views: [OpsView] = [], on connection: PostgresConnection) throws -> DashboardSnapshot {
+        try snapshot(parts: Set(Part.allCases), page: Page(limit: limit), views: views, on: connection)
+    }
+
+    /// The `parts` of a snapshot, lists paged by `page`.
+    @available(*, noasync)
+    public static func snapshot(parts: Set<Part>, page: Page = Page(), views: [OpsView] = [],
+                                on connection: PostgresConnection) throws -> DashboardSnapshot {
         try connection.transaction { connection in
             try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             let now = try connection.query("SELECT now() AS now").first?.date("now") ?? Date()
-            let queues = try queueRows(on: connection)
-            var totals = DashboardSnapshot.QueueTotals()
-            for row in queues {
-                totals.queued += row.queued
-                totals.running += row.running
-                totals.succeeded += row.succeeded
-                totals.failed += row.failed
-                totals.dead += row.dead
-                totals.cancelled += row.cancelled
+            var snapshot = DashboardSnapshot(generatedAt: now, queues: [], totals: DashboardSnapshot.QueueTotals(), productions: [],
+                                             workers: [], workerCounts: DashboardSnapshot.WorkerCounts(), failures: [], throughput: [],
+                                             limits: [], pauses: [], usage: [])
+            if parts.contains(.queues) {
+                snapshot.queues = try queueRows(on: connection)
+                for row in snapshot.queues {
+                    snapshot.totals.queued += row.queued
+                    snapshot.totals.running += row.running
+                    snapshot.totals.succeeded += row.succeeded
+                    snapshot.totals.failed += row.failed
+                    snapshot.totals.dead += row.dead
+                    snapshot.totals.cancelled += row.cancelled
+                }
             }
-            var snapshot = DashboardSnapshot(
-                generatedAt: now, queues: queues, totals: totals,
-                productions: try productionRows(limit: limit, on: connection),
-                workers: try workerRows(limit: limit, on: connection),
-                workerCounts: try workerCounts(on: connection),
-                failures: try failureRows(limit: limit, on: connection),
-                throughput: try throughput(on: connection),
-                limits: try limitRows(on: connection),
-                pauses: try pauseRows(on: connection),
-                usage: try usageRows(on: connection))
-            snapshot.productionViews = try views.map { try table(of: $0, limit: limit, on: connection) }
+            if parts.contains(.productions) { snapshot.productions = try productionRows(page: page, on: connection) }
+            if parts.contains(.workers) {
+                snapshot.workers = try workerRows(page: page, on: connection)
+                snapshot.workerCounts = try workerCounts(on: connection)
+            }
+            if parts.contains(.failures) { snapshot.failures = try failureRows(page: page, on: connection) }
+            if parts.contains(.throughput) { snapshot.throughput = try throughput(on: connection) }
+            if parts.contains(.controls) {
+                snapshot.limits = try limitRows(on: connection)
+                snapshot.pauses = try pauseRows(on: connection)
+                snapshot.usage = try usageRows(on: connection)
+            }
+            if parts.contains(.views) { snapshot.productionViews = try views.map { try table(of: $0, limit: page.limit, on: connection) } }
             return snapshot
         }
     }
@@ -66,25 +99,25 @@ public enum DashboardQueries {
     }
 
     @available(*, noasync)
-    static func productionRows(limit: Int, on connection: PostgresConnection) throws -> [ProductionProgress] {
+    static func productionRows(page: Page, on connection: PostgresConnection) throws -> [ProductionProgress] {
         try connection.query("""
             SELECT id, name, plan, stage, state, total, queued, running, succeeded, failed, cancelled, done,
                    percent::float8 AS percent, started_at, finished_at, eta
             FROM ops.production_progress
-            ORDER BY (state = 'running') DESC, started_at DESC
-            LIMIT $1
-            """, [limit]).compactMap(ProductionProgress.init(row:))
+            ORDER BY (state = 'running') DESC, started_at DESC, id
+            LIMIT $1 OFFSET $2
+            """, [page.limit, page.offset]).compactMap(ProductionProgress.init(row:))
     }
 
     @available(*, noasync)
-    static func workerRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.WorkerRow] {
+    static func workerRows(page: Page, on connection: PostgresConnection) throws -> [DashboardSnapshot.WorkerRow] {
         try connection.query("""
             SELECT id, host, pid, array_to_string(queues, ',') AS queues, concurrency, status, started_at,
                    heartbeat_at, jobs_succeeded, jobs_failed, in_flight
             FROM ops.workers
-            ORDER BY CASE status WHEN 'alive' THEN 0 WHEN 'stale' THEN 1 ELSE 2 END, heartbeat_at DESC
-            LIMIT $1
-            """, [limit]).map { row in
+            ORDER BY CASE status WHEN 'alive' THEN 0 WHEN 'stale' THEN 1 ELSE 2 END, heartbeat_at DESC, id
+            LIMIT $1 OFFSET $2
+            """, [page.limit, page.offset]).map { row in
                 DashboardSnapshot.WorkerRow(
                     id: row.string("id") ?? "", host: row.string("host") ?? "", pid: row.int("pid") ?? 0,
                     queues: (row.string("queues") ?? "").split(separator: ",").map(String.init),
@@ -111,13 +144,13 @@ public enum DashboardQueries {
     }
 
     @available(*, noasync)
-    static func failureRows(limit: Int, on connection: PostgresConnection) throws -> [DashboardSnapshot.FailureRow] {
+    static func failureRows(page: Page, on connection: PostgresConnection) throws -> [DashboardSnapshot.FailureRow] {
         try connection.query("""
             SELECT id, kind, production_id, state, attempts, max_attempts, last_error, finished_at, worker_id
             FROM ops.recent_failures
-            ORDER BY finished_at DESC
-            LIMIT $1
-            """, [limit]).compactMap { row in
+            ORDER BY finished_at DESC, id
+            LIMIT $1 OFFSET $2
+            """, [page.limit, page.offset]).compactMap { row in
                 guard let id = row.uuid("id") else { return nil }
                 return DashboardSnapshot.FailureRow(
                     id: id, kind: row.string("kind") ?? "", productionId: row.uuid("production_id"),

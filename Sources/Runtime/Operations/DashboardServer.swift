@@ -42,10 +42,14 @@ public enum DashboardServer {
         var configuration = database
         configuration.connectTimeout = min(configuration.connectTimeout, 5)
         let postgres = PostgresClient(configuration: configuration, maxConnections: 2, logger: logger)
+        // Where the reads go (a replica, when REPARTO_DASHBOARD_DATABASE_URL names one); never the URL or password.
         let name = configuration.database, user = configuration.user
+        let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let databaseServer = "\(shownHost):\(configuration.port)"
         let server = buildApplication(host: host, port: port, postgres: postgres, views: views, logger: logger, token: token, onListening: { bound in
             logger.info("dashboard listening", metadata: [
                 "url": "http://\(host):\(bound)/", "host": "\(host)", "port": "\(bound)", "database": "\(name)", "user": "\(user)",
+                "database_server": "\(databaseServer)",
                 "auth": "\(token == nil ? "none (loopback)" : "bearer token")",
             ])
         })

@@ -12,6 +12,9 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
     case unsafeEnvFile(path: String, reason: String)
     /// A URL given on the command line carries a password (passwords never go in argv).
     case passwordInFlag(flag: String, passwordVariable: String)
+    /// A URL variable holds something that is not such a URL; `reason` says what is wrong without
+    /// repeating the value (it may carry a password).
+    case malformedURL(variable: String, reason: String)
 
     /// One line for the CLI.
     public var description: String {
@@ -28,6 +31,8 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
             "not reading the env file \(path): \(reason)"
         case .passwordInFlag(let flag, let passwordVariable):
             "\(flag) must not contain a password: set it in \(passwordVariable) (or \(passwordVariable)_FILE) or the env file"
+        case .malformedURL(let variable, let reason):
+            "\(variable) is malformed: \(reason)"
         }
     }
 }
