@@ -258,6 +258,7 @@ SELECT m.id, m.name, m.plan, m.stage, m.state,
                          / (m.m_succeeded + m.m_failed + m.m_cancelled) END AS eta
 FROM merged m;
 
+-- The last day's failures, newest first; readers page it (no cap of 100 any more).
 CREATE OR REPLACE VIEW ops.recent_failures AS
 SELECT * FROM (
     SELECT id, kind, production_id, state, attempts, max_attempts, last_error, finished_at, worker_id
@@ -268,8 +269,7 @@ SELECT * FROM (
     FROM job_history_dead
     WHERE finished_at > now() - interval '1 day' AND reparto_namespace_visible(namespace)
 ) AS failures
-ORDER BY finished_at DESC
-LIMIT 100;
+ORDER BY finished_at DESC;
 
 CREATE OR REPLACE VIEW ops.throughput AS
 SELECT minute, kind,

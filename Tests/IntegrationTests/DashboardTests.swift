@@ -209,6 +209,17 @@ struct DashboardTests {
             #expect(reply.status == 200)
             #expect(jsonObject(reply.body)?[key] != nil, "/api/\(path) has \(key)")
         }
+        // Lists are paged: a page is the same slice of the whole list; a bad page is one line and a 400.
+        let failuresPath = base + OperationsEndpoints.apiPrefix + "/failures"
+        let all = (jsonObject(try await httpGet(failuresPath).body)?["failures"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(all.count >= 2)
+        let second = (jsonObject(try await httpGet(failuresPath + "?limit=1&offset=1").body)?["failures"] as? [[String: Any]] ?? [])
+            .compactMap { $0["id"] as? String }
+        #expect(second == [all[1]])
+        for bad in ["?limit=0", "?limit=501", "?offset=-1", "?limit=abc", "?limit=99999999999999999999"] {
+            let reply = try await httpGet(failuresPath + bad)
+            #expect(reply.status == 400 && reply.body.contains("must be a whole number"), "\(bad)")
+        }
 
         try await server.stop()
         await postgres.shutdown()

@@ -155,19 +155,22 @@ struct JobHistoryTests {
         let recentDone = try await job(.succeeded, age: 20 * day, in: cluster)
         let deadKept = try await job(.dead, age: 40 * day, in: cluster)
         let deadOld = try await job(.dead, age: 100 * day, in: cluster)
-        #expect(try await archive(cluster, olderThan: 3600) == 6)
-        // Another namespace's job on the same day as `sharedDayDone`.
+        // Another namespace's job that finished on the same day as `sharedDayDone`, the way the runtime finishes one.
         let other = UUID()
         try await cluster.postgres.withConnection { connection in
             try connection.transaction { connection in
                 try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
                 try connection.query("""
-                    INSERT INTO job_history
-                    SELECT (jsonb_populate_record(NULL::job_history, to_jsonb(h) || jsonb_build_object('id', $2::uuid, 'namespace', 'someone-else'))).*
-                    FROM job_history h WHERE id = $1
-                    """, [sharedDayDone, other])
+                    INSERT INTO jobs (id, kind, queue, namespace, state, worker_id, started_at, publish_pending)
+                    VALUES ($1, 'noop', 'reparto.default', 'someone-else', 'running', 'elsewhere', now(), false)
+                    """, [other])
+                try connection.query("""
+                    UPDATE jobs SET state = 'succeeded', worker_id = NULL, finished_at = (SELECT finished_at FROM jobs WHERE id = $2)
+                    WHERE id = $1
+                    """, [other, sharedDayDone])
             }
         }
+        #expect(try await archive(cluster, olderThan: 3600) == 7)
         let policy = RetentionPolicy(finished: 30 * day, dead: 90 * day, workers: day)
         let dry = try await cluster.client.prune(policy, dryRun: true)
         #expect(dry.historyJobs == 4, "three old days' jobs of this namespace and the old dead one")

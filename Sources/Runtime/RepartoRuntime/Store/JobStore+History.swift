@@ -99,6 +99,14 @@ extension JobStore {
         }
     }
 
+    /// `2026-11-26`: the UTC day that starts at `instant`.
+    static func utcDay(_ instant: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
     /// The day partitions of succeeded and cancelled history, oldest first: name and first instant.
     @available(*, noasync)
     static func historyPartitions(on connection: PostgresConnection) throws -> [(name: String, day: Date)] {
@@ -121,15 +129,25 @@ extension JobStore {
     static func pruneHistory(_ policy: RetentionPolicy, batch: Int, dryRun: Bool, on connection: PostgresConnection) throws -> PruneReport {
         var report = PruneReport()
         let now = Date()
+        // The days' counts come from the rollups; folded first, so rows dropped now are not counted again.
+        _ = try foldStats(on: connection)
         if policy.finished.isFinite {
             let cutoff = now.addingTimeInterval(-policy.finished)
             for partition in try historyPartitions(on: connection) where partition.day.addingTimeInterval(86_400) <= cutoff {
                 let table = "\"\(partition.name)\""
-                let rows = try connection.query("SELECT count(*) FILTER (WHERE namespace = reparto_namespace())::int AS own, count(*)::int AS every FROM \(table)").first
-                let own = rows?.int("own") ?? 0, every = rows?.int("every") ?? 0
+                // Whose jobs the day holds, from the rollups (a scan of the day would cost seconds).
+                let holders = try connection.transaction { connection in
+                    try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
+                    return try connection.query("""
+                        SELECT coalesce(sum(n) FILTER (WHERE namespace = reparto_namespace()), 0)::int8 AS own,
+                               count(*) FILTER (WHERE namespace <> reparto_namespace() AND n > 0)::int AS others
+                        FROM job_days_all WHERE day = $1::date AND state IN ('succeeded', 'cancelled')
+                        """, [Self.utcDay(partition.day)]).first
+                }
+                let own = holders?.int("own") ?? 0, others = holders?.int("others") ?? 0
                 report.historyJobs += own
                 guard !dryRun else { continue }
-                if own == every {
+                if others == 0 {
                     try connection.query("DROP TABLE IF EXISTS \(table)")
                     report.historyDays += 1
                 } else if own > 0 {
