@@ -220,7 +220,7 @@ struct GenerateJobTests {
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_cache") == 0)
 
         try await catalog.recordProviders(.standard(environment: ["PATH": "/usr/bin:/bin"]))
-        #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers") == 4, "espeak-ng, flite, ElevenLabs, OpenAI")
+        #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers") == 5, "espeak-ng, flite, ElevenLabs, OpenAI, Piper")
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers WHERE id = 'espeak-ng' AND configured AND enabled") == 1)
         #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers WHERE id = 'openai' AND NOT configured") == 1)
         await cluster.shutdown()

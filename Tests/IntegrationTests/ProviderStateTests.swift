@@ -33,7 +33,7 @@ struct ProviderStateTests {
         try await generator.providersRecorded()
 
         let states = try await VoiceProviderDirectory(postgres: cluster.postgres).list()
-        #expect(states.map(\.id) == ["elevenlabs", "espeak-ng", "flite", "openai"])
+        #expect(states.map(\.id) == ["elevenlabs", "espeak-ng", "flite", "openai", "piper"])
         let espeak = try #require(states.first { $0.id == "espeak-ng" })
         #expect(espeak.enabled && espeak.configured)
         #expect(espeak.displayName == EspeakProvider().displayName)
@@ -131,7 +131,7 @@ struct ProviderStateTests {
         let gate = VoiceProviderGate(directory: directory, registry: registry, lifetime: .seconds(3600))
 
         #expect(try await gate.isEnabled("espeak-ng"))  // records the providers, then reads the flags
-        #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers") == 4, "espeak-ng, flite, ElevenLabs, OpenAI")
+        #expect(try await cluster.count("SELECT count(*) AS n FROM voice_providers") == 5, "espeak-ng, flite, ElevenLabs, OpenAI, Piper")
         try await directory.setEnabled(false, provider: "espeak-ng", registry: registry)
         #expect(try await gate.isEnabled("espeak-ng"), "within its lifetime the memo answers, not the table")
         await gate.forget()
@@ -182,7 +182,7 @@ struct ProviderStateTests {
             #expect(output.status != 0)
             let lines = output.stderr.split(separator: "\n")
             #expect(lines.count == 1, "stderr: \(output.stderr)")
-            #expect(lines.first == "Error: unknown voice provider 'klingon-tts' (known: elevenlabs, espeak-ng, flite, openai)")
+            #expect(lines.first == "Error: unknown voice provider 'klingon-tts' (known: elevenlabs, espeak-ng, flite, openai, piper)")
         }
 
         _ = try await RepartoProcess.run(["voices", "providers", "disable", "openai"], environment: environment)
@@ -197,7 +197,7 @@ struct ProviderStateTests {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let states = try decoder.decode([VoiceProviderState].self, from: Data(json.stdout.utf8))
-        #expect(states.map(\.id) == ["elevenlabs", "espeak-ng", "flite", "openai"])
+        #expect(states.map(\.id) == ["elevenlabs", "espeak-ng", "flite", "openai", "piper"])
         #expect(states.first { $0.id == "openai" }?.enabled == false)
 
         // `reparto voices` with a database fills the shared cache.

@@ -347,7 +347,8 @@ import Testing
     }
 
     @Test func unconfiguredProviderFailsBeforeAnyRequest() async {
-        let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:9", apiKey: nil))
+        // OpenAI's own API needs a key (another base URL is a local server, configured without one).
+        let provider = OpenAISpeechProvider(configuration: .init(baseURL: "https://api.openai.com/v1", apiKey: nil))
         await #expect(throws: SpeechError.notConfigured(provider: "openai", hint: provider.configurationHint)) {
             try await provider.synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
         }

@@ -9,7 +9,7 @@ public struct CastProposal: Codable, Sendable, Hashable {
         case castFile = "cast-file"
         /// A main character: one of the most distinct voices.
         case lead
-        /// A minor character: a voice from a small shared pool.
+        /// A minor character: an unused voice of its gender while there is one, else a shared one.
         case minor
         /// Another cue of a person cast already (another age, a full name, an honorific).
         case sameIdentity = "same-identity"
@@ -50,6 +50,9 @@ public struct CastProposal: Codable, Sendable, Hashable {
     /// The narrator's choice is ``Cast/narrator``; one choice per cue: people in casting order
     /// (each person's cues together), then group and chorus cues.
     public var choices: [Choice]
+    /// Engines that would have joined the casting but were left out, one line each with why
+    /// (`openai: could not reach provider openai: …`); nil when none was.
+    public var leftOut: [String]?
 
     /// The choice for cue `name` (normalized).
     public func choice(_ name: String) -> Choice? { choices.first { $0.name == name } }

@@ -81,7 +81,7 @@ struct Casting {
             }
         }
 
-        // Leads: farthest from the narrator and the leads before them.
+        // Leads: farthest from the narrator and the leads before them, natural voices first.
         var chosen: [(traits: VoiceTraits, provider: String)] = [(traits(of: narrator), narrator.provider)]
         var minors: [CharacterProfiles.Person] = []
         var leadCount = 0
@@ -90,14 +90,15 @@ struct Casting {
                 minors.append(person)
                 continue
             }
-            let gendered = matching(person.gender)
-            var options = gendered.filter { $0.reference != narratorReference && holders[$0.reference] == nil }
-            if options.isEmpty { options = gendered.filter { $0.reference != narratorReference && conflicts($0.reference, person) == 0 } }
-            if options.isEmpty { options = gendered.filter { $0.reference != narratorReference } }
+            let gendered = matching(person.gender).filter { $0.reference != narratorReference }
+            var options = gendered.filter { holders[$0.reference] == nil }
+            if options.isEmpty { options = gendered.filter { conflicts($0.reference, person) == 0 } }
+            if options.isEmpty { options = gendered }
             guard !options.isEmpty else {
                 record(person, Decision(role: narrator, tier: .lead, reason: "no castable voice: the narrator's"))
                 continue
             }
+            options = Self.naturalFirst(options)
             func score(_ c: Candidate) -> Double {
                 let apart = chosen.map { c.traits.distance(to: $0.traits, sameProvider: c.provider == $0.provider) }.min() ?? 0
                 return apart + (person.age == nil ? 0 : c.traits.suits(person.age) ? 1 : -1) - 3 * Double(conflicts(c.reference, person))
@@ -112,32 +113,59 @@ struct Casting {
             chosen.append((best.traits, best.provider))
             let (role, apart) = Self.role(best, sharedWith: conflicts(best.reference, person))
             record(person, Decision(role: role, tier: .lead,
-                                    reason: "lead \(leadCount): \(Self.describe(person.gender)) voice farthest from the narrator and the leads before"
+                                    reason: "lead \(leadCount): \(Self.describe(person.gender))\(best.traits.natural ? " natural" : "") voice farthest from the narrator and the leads before"
                                         + (person.age.map { best.traits.suits($0) ? ", suits \($0.rawValue)" : "" } ?? "") + apart))
         }
 
-        // Minor characters: a small pool per gender, each taking the voice its scene partners use least.
-        var minorPools: [String: [Candidate]] = [:]
+        // Minor characters: a voice of their own while one of their gender is unused (natural
+        // first, then suiting their age, then farthest from their scene partners' voices); once
+        // every such voice is taken, the one their scene partners use least.
         for person in minors {
-            let key = person.gender?.rawValue ?? "unknown"
-            if minorPools[key] == nil { minorPools[key] = pool(for: person.gender, excluding: Set(holders.keys).union([narratorReference])) }
-            let pool = minorPools[key] ?? []
-            guard !pool.isEmpty else {
+            let gendered = matching(person.gender).filter { $0.reference != narratorReference }
+            guard !gendered.isEmpty else {
                 record(person, Decision(role: narrator, tier: .minor, reason: "no castable voice: the narrator's"))
                 continue
             }
-            var best = pool[0]
+            let unused = Self.naturalFirst(gendered.filter { holders[$0.reference] == nil })
+            if !unused.isEmpty {
+                // The voices of the people it shares a scene with, and the narrator's.
+                var anchors: [(traits: VoiceTraits, provider: String)] = [(traits(of: narrator), narrator.provider)]
+                for (reference, people) in holders where people.contains(where: { !Set($0.scenes).isDisjoint(with: person.scenes) }) {
+                    if let role = people.lazy.compactMap({ decisions[$0.identity]?.role }).first(where: { $0.reference == reference }) {
+                        anchors.append((traits(of: role), role.provider))
+                    }
+                }
+                var best = unused[0]
+                var bestKey = (Int.max, -Double.infinity)
+                for c in unused {
+                    let apart = anchors.map { c.traits.distance(to: $0.traits, sameProvider: c.provider == $0.provider) }.min() ?? 0
+                    let key = (c.traits.suits(person.age) ? 0 : 1, apart)
+                    if key.0 < bestKey.0 || (key.0 == bestKey.0 && key.1 > bestKey.1) { best = c; bestKey = key }
+                }
+                record(person, Decision(role: CastRole(provider: best.provider, voice: best.voice.id), tier: .minor,
+                                        reason: "minor: an unused \(Self.describe(person.gender))\(best.traits.natural ? " natural" : "") voice, "
+                                            + "farthest from its scene partners' voices"))
+                continue
+            }
+            var best = gendered[0]
             var bestKey = (Int.max, Int.max, Int.max, Int.max)
-            for (index, c) in pool.enumerated() {
-                let key = (conflicts(c.reference, person), c.traits.suits(person.age) ? 0 : 1, holders[c.reference]?.count ?? 0, index)
+            for c in gendered {
+                let key = (conflicts(c.reference, person), c.traits.suits(person.age) ? 0 : 1, holders[c.reference]?.count ?? 0, c.order)
                 if key < bestKey { best = c; bestKey = key }
             }
             let (role, apart) = Self.role(best, sharedWith: bestKey.0)
             record(person, Decision(role: role, tier: .minor,
-                                    reason: "minor: \(Self.describe(person.gender)) pool voice \(bestKey.3 + 1) of \(pool.count)\(apart)"))
+                                    reason: "minor: every \(Self.describe(person.gender)) voice is taken; shares the one its scene partners use least"
+                                        + " (\(bestKey.2) other\(bestKey.2 == 1 ? "" : "s") have it)\(apart)"))
         }
 
         return choices(people: people, decisions: decisions, fixed: fixed)
+    }
+
+    /// The natural candidates of `options` when there are any, else all of them (order kept).
+    static func naturalFirst(_ options: [Candidate]) -> [Candidate] {
+        let natural = options.filter(\.traits.natural)
+        return natural.isEmpty ? options : natural
     }
 
     /// Candidates of `gender` (neutral ones for an unknown gender), in pool order; every
@@ -147,32 +175,17 @@ struct Casting {
         return exact.isEmpty ? candidates : exact
     }
 
-    /// Up to ``CastingDirector/minorPoolSize`` voices of `gender`, apart from each other and from
-    /// the narrator, not in `excluding` while there are enough; an unknown gender takes neutral
-    /// voices, else both genders in turn.
-    func pool(for gender: Gender?, excluding: Set<String>) -> [Candidate] {
-        var source = matching(gender)
-        if gender == nil, candidates.allSatisfy({ $0.traits.gender != nil }) {
-            let female = candidates.filter { $0.traits.gender == .female }
-            let male = candidates.filter { $0.traits.gender == .male }
-            source = (0..<max(female.count, male.count)).flatMap { i in [female[safe: i], male[safe: i]].compactMap { $0 } }
-        }
-        let fresh = source.filter { !excluding.contains($0.reference) }
-        let from = fresh.isEmpty ? source.filter { $0.reference != narrator.reference } : fresh
-        var picked: [Candidate] = []
-        var anchors: [(traits: VoiceTraits, provider: String)] = [(traits(of: narrator), narrator.provider)]
-        while picked.count < CastingDirector.minorPoolSize {
-            let remaining = from.filter { c in !picked.contains { $0.reference == c.reference } }
-            guard var best = remaining.first else { break }
-            var bestScore = -Double.infinity
-            for c in remaining {
-                let s = anchors.map { c.traits.distance(to: $0.traits, sameProvider: c.provider == $0.provider) }.min() ?? 0
-                if s > bestScore { best = c; bestScore = s }
-            }
-            picked.append(best)
-            anchors.append((best.traits, best.provider))
-        }
-        return picked
+    /// The narrator when the overrides name none: the first pool's first voice when it is natural
+    /// or the casting pools have no natural voice; else the first natural voice of the first pool,
+    /// else of the others, in pool order.
+    func defaultNarrator(_ main: VoicePool) -> CastRole? {
+        guard let first = main.voices.first else { return nil }
+        var labelled = first
+        labelled.provider = main.provider
+        let natural = candidates.filter(\.traits.natural)
+        guard !VoiceMetadata.traits(of: labelled).natural, !natural.isEmpty else { return CastRole(provider: main.provider, voice: first.id) }
+        let pick = natural.first { $0.provider == main.provider } ?? natural[0]
+        return CastRole(provider: pick.provider, voice: pick.voice.id)
     }
 
     /// One choice per cue: people in casting order with their cues, then groups and choruses.
@@ -244,8 +257,4 @@ struct Casting {
         out.pitch = max(5, min(95, (base.pitch ?? 50) + (age.pitch ?? 50) - 50))
         return out
     }
-}
-
-extension Array {
-    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -8,15 +8,22 @@ import Screenplay
 /// 2. The cast file wins: a name it lists (a cue or a person) gets that voice, whatever the
 ///    inference says; it may name any voice of any configured provider (`flite:slt`), novelty
 ///    variants included.
-/// 3. The narrator gets the override, else the first provider's first voice for the language.
+/// 3. The narrator gets the override, else the first provider's first voice for the language —
+///    unless that voice is synthetic (espeak-ng, flite) and the pools have natural ones
+///    (``VoiceTraits/natural``: Piper, a Kokoro server, OpenAI): then the first natural voice, the
+///    first provider's before the others'.
 /// 4. People are cast in order of dialogue lines (ties by name). The leads — the three biggest
 ///    parts and everyone with at least ``leadLines`` lines, at most ``maximumLeads`` — each get
 ///    the castable voice of their gender (``VoiceMetadata``) farthest from the narrator and the
 ///    leads cast before (``VoiceTraits/distance(to:sameProvider:)``), preferring voices that suit
-///    their age. Minor characters share a small pool per gender (``minorPoolSize`` voices), each
-///    taking the voice least used by characters it shares a scene with. Someone who must share a
-///    voice with a scene partner anyway (flite has one woman's voice) is pitched apart.
-/// 5. A person's other cues speak with the same voice, with an age adjustment (``ageOptions(shift:)``);
+///    their age; among the voices they may take, natural ones when there are any.
+/// 5. No two speaking characters share a voice while a castable voice of their gender is unused:
+///    unused voices go first (for a lead, and for a minor character, natural ones first; a
+///    minor takes the one suiting its age and farthest from its scene partners' voices). Once
+///    every voice of a gender is taken, a minor character shares the one least used by the
+///    characters it shares a scene with; someone who must share a voice with a scene partner
+///    anyway (flite has one woman's voice) is pitched apart.
+/// 6. A person's other cues speak with the same voice, with an age adjustment (``ageOptions(shift:)``);
 ///    a group cue speaks with its first member's voice; a chorus cue (`ALL`, `BOTH`) with the narrator's.
 ///
 /// No Swift `hashValue`, dictionary or set order reaches the result: same script, providers and
@@ -24,14 +31,14 @@ import Screenplay
 public enum CastingDirector {
     /// Default language when neither the cast nor the document says.
     public static let defaultLanguage = "en"
-    /// Engines cast together when no provider is named: the default one plus every other configured here.
-    public static let offlineEngines = [EspeakProvider.providerID, FliteProvider.providerID]
+    /// Engines cast together when no provider is named: the default one plus every other configured
+    /// here (Piper's id is `piper`). An OpenAI-compatible server other than OpenAI's own joins them
+    /// too when it names its voices (``joinsOfflineEngines(_:)``).
+    public static let offlineEngines = [EspeakProvider.providerID, FliteProvider.providerID, "piper"]
     /// A person with at least this many lines is a lead.
     public static let leadLines = 10
     /// At most this many leads.
     public static let maximumLeads = 12
-    /// Voices per gender that minor characters share.
-    public static let minorPoolSize = 4
 
     /// Upper-cased, trimmed, inner whitespace collapsed: `" Isolde  Marie "` → `"ISOLDE MARIE"`.
     public static func normalize(_ name: String) -> String {
@@ -65,13 +72,27 @@ public enum CastingDirector {
 
     // MARK: documents
 
-    /// The providers to cast from: the one the overrides name; else the default provider and every
-    /// other configured engine of ``offlineEngines``.
+    /// The providers to cast from: the one the overrides name; else the default provider and, when
+    /// it is one of ``offlineEngines``, every other configured engine of them and a configured
+    /// OpenAI-compatible server other than OpenAI's (``joinsOfflineEngines(_:)``), in registration
+    /// order. Paid services (OpenAI's API, ElevenLabs) are cast from only when named.
     public static func providers(registry: VoiceProviderRegistry, overrides: CastOverrides) throws(SpeechError) -> [any VoiceProvider] {
         if let named = overrides.provider { return [try registry.configuredProvider(named)] }
         let main = try registry.configuredProvider(nil)
         guard offlineEngines.contains(main.id) else { return [main] }
-        return [main] + registry.all.filter { $0.id != main.id && offlineEngines.contains($0.id) && $0.isConfigured }
+        return [main] + registry.all.filter {
+            $0.id != main.id && $0.isConfigured && (offlineEngines.contains($0.id) || joinsOfflineEngines($0))
+        }
+    }
+
+    /// True for a configured OpenAI-compatible speech server that is not OpenAI's own API: a server
+    /// someone runs (Kokoro-FastAPI). It is cast from with the offline engines when its voices
+    /// come from its listing or `OPENAI_TTS_VOICES` (a server with neither — a text-only server
+    /// such as Ollama behind the same `OPENAI_BASE_URL` — or one that cannot be reached is left
+    /// out, and ``CastProposal/leftOut`` says why).
+    public static func joinsOfflineEngines(_ provider: any VoiceProvider) -> Bool {
+        guard let server = provider as? OpenAISpeechProvider else { return false }
+        return server.isConfigured && !server.configuration.isOfficial
     }
 
     /// Casts a whole document: provider(s) from the overrides or the registry (see
@@ -90,12 +111,33 @@ public enum CastingDirector {
         }
         let language = overrides.language ?? language(of: document) ?? defaultLanguage
         var pools: [VoicePool] = []
-        for provider in providers {
+        var leftOut: [String] = []
+        var poolCount = castFrom
+        for (index, provider) in providers.enumerated() {
+            // A server that joined without being named: only with voices it (or OPENAI_TTS_VOICES) names.
+            if index > 0, index < castFrom, let server = provider as? OpenAISpeechProvider, joinsOfflineEngines(server),
+               !named.contains(server.id) {
+                do {
+                    let listing = try await server.voiceListing(language: language)
+                    guard listing.source != .documented else {
+                        leftOut.append("\(server.id): lists no voices (GET /v1/audio/voices) and OPENAI_TTS_VOICES is not set")
+                        poolCount -= 1
+                        continue
+                    }
+                    pools.append(VoicePool(provider: server.id, voices: listing.voices))
+                } catch {
+                    leftOut.append("\(server.id): \(error)")
+                    poolCount -= 1
+                }
+                continue
+            }
             pools.append(VoicePool(provider: provider.id, voices: try await provider.voices(language: language)))
         }
         let analysis = ScriptAnalysis(document: document)
-        return try propose(profiles: CharacterProfiles(document: document, analysis: analysis), pools: pools,
-                           language: language, overrides: overrides, castFrom: castFrom)
+        var proposal = try propose(profiles: CharacterProfiles(document: document, analysis: analysis), pools: pools,
+                                   language: language, overrides: overrides, castFrom: poolCount)
+        proposal.leftOut = leftOut.isEmpty ? nil : leftOut
+        return proposal
     }
 
     /// ``propose(document:registry:overrides:)``'s cast.
@@ -141,7 +183,7 @@ public enum CastingDirector {
         let defaultProvider = overrides.provider ?? main.provider
         let narrator: CastRole = try overrides.narrator.map { value throws(SpeechError) in
             try casting.resolve(value, defaultProvider: defaultProvider)
-        } ?? CastRole(provider: main.provider, voice: firstVoice.id)
+        } ?? casting.defaultNarrator(main) ?? CastRole(provider: main.provider, voice: firstVoice.id)
         casting.narrator = narrator
         var fixed: [String: CastRole] = [:]
         for name in overrides.characters.keys.sorted() {

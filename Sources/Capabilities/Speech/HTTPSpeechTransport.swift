@@ -20,6 +20,16 @@ struct HTTPSpeechTransport: Sendable {
     let timeout: TimeInterval
     /// Largest response body accepted.
     let maxResponseBytes: Int
+    /// What the answer should be, for the error a body larger than ``maxResponseBytes`` gets.
+    var expecting: Expecting = .audio
+
+    /// The kind of answer a request expects.
+    enum Expecting: Sendable {
+        /// Audio: too large is ``SpeechError/invalidAudio(provider:reason:)``.
+        case audio
+        /// A voice listing: too large is ``SpeechError/rejected(provider:status:message:)``.
+        case voiceListing
+    }
 
     /// Sends the request and returns a 2xx response; throws ``SpeechError`` for anything else.
     func send(method: String, url: String, headers: [(String, String)], body: Data?, secret: Secret?) async throws -> Response {
@@ -47,7 +57,11 @@ struct HTTPSpeechTransport: Sendable {
         switch failure {
         case .timeout: .timeout(provider: provider)
         case let .cutShort(expected, received): .truncatedResponse(provider: provider, expected: expected, received: received)
-        case let .tooLarge(limit, _): .invalidAudio(provider: provider, reason: "response larger than \(limit) bytes")
+        case let .tooLarge(limit, _):
+            switch expecting {
+            case .audio: .invalidAudio(provider: provider, reason: "response larger than \(limit) bytes")
+            case .voiceListing: .rejected(provider: provider, status: 200, message: "voice listing larger than \(limit) bytes")
+            }
         case let .unreachable(reason): .connectionFailed(provider: provider, reason: reason)
         case let .redirectRefused(target, reason): .connectionFailed(provider: provider, reason: "redirect to \(target) not followed: \(reason)")
         }

@@ -45,6 +45,9 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCast(reason: String)
     /// A pronunciation lexicon is not valid (``PronunciationLexicon``).
     case invalidLexicon(reason: String)
+    /// A voice file (a Piper `.onnx` model or its `.onnx.json` config) is missing, truncated or not
+    /// a voice; `path` names the file at fault.
+    case invalidVoiceFile(path: String, reason: String)
 
     /// True when trying the same request again later may succeed.
     public var isRetryable: Bool {
@@ -87,6 +90,7 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
         case .engineError(let provider, let message): return "\(provider) failed: \(message)"
         case .invalidCast(let reason): return "invalid cast: \(reason)"
         case .invalidLexicon(let reason): return "invalid pronunciation lexicon: \(reason)"
+        case .invalidVoiceFile(let path, let reason): return "voice file \(path): \(reason)"
         }
     }
 }

@@ -9,9 +9,13 @@ import Screenplay
 ///   the table — the novelty ones (`Demonic`, `UniRobot`, `croak`, `Tweaky`, `robosoft*`, whispers,
 ///   klatt experiments) — are not castable.
 /// - **flite**: `slt` female; `kal`, `kal16`, `rms`, `awb` male (`awb` Scottish).
-/// - **openai**: the documented voices (`alloy` neutral).
-/// - anything else (ElevenLabs, test providers): the provider's own labels (``Voice/gender``,
+/// - **openai**: the documented voices (`alloy` neutral); a compatible server's voices named the
+///   Kokoro way (`af_bella`, `bm_george`) by their names (``KokoroVoiceName``).
+/// - anything else (Piper, ElevenLabs, test providers): the provider's own labels (``Voice/gender``,
 ///   ``Voice/age``, ``Voice/accent``), castable.
+///
+/// Every voice is natural or not (``VoiceTraits/natural``): by its ``Voice/quality`` when the
+/// provider says, else by provider (``isNatural(_:)``).
 public enum VoiceMetadata {
     /// The traits of `voice`.
     public static func traits(of voice: Voice) -> VoiceTraits {
@@ -20,6 +24,21 @@ public enum VoiceMetadata {
 
     /// The traits of voice `id` of `provider`; `fallback` supplies labels for voices not in the table.
     public static func traits(provider: String, id: String, fallback: Voice? = nil) -> VoiceTraits {
+        var traits = tableTraits(provider: provider, id: id, fallback: fallback)
+        traits.natural = (fallback?.quality).map { $0 == .natural } ?? isNatural(provider)
+        return traits
+    }
+
+    /// Providers whose voices are neural models: `openai` (and the compatible servers it reaches),
+    /// `elevenlabs`, `piper`. espeak-ng and flite are rule-based; an unknown provider is not counted natural.
+    public static let naturalProviders: Set<String> = [OpenAISpeechProvider.providerID, ElevenLabsProvider.providerID, "piper"]
+
+    /// True when `provider`'s voices are natural (``naturalProviders``).
+    public static func isNatural(_ provider: String) -> Bool {
+        naturalProviders.contains(provider)
+    }
+
+    static func tableTraits(provider: String, id: String, fallback: Voice?) -> VoiceTraits {
         switch provider {
         case EspeakProvider.providerID:
             let parts = id.split(separator: "+", maxSplits: 1).map(String.init)
@@ -34,8 +53,13 @@ public enum VoiceMetadata {
             return traits
         case FliteProvider.providerID:
             if let traits = flite[id] { return traits }
-        case "openai":
+        case OpenAISpeechProvider.providerID:
             if let traits = openAI[id] { return traits }
+            if let kokoro = KokoroVoiceName(id) {
+                let (youngest, oldest) = labelAges(fallback?.age)
+                return VoiceTraits(gender: kokoro.gender, youngest: youngest, oldest: oldest, accent: fallback?.accent ?? kokoro.accent,
+                                   family: provider + ":" + id)
+            }
         default:
             break
         }

@@ -23,6 +23,9 @@ public protocol VoiceProvider: CapabilityProvider {
     /// True when the provider sets ``SynthesisOptions/volume`` itself; otherwise
     /// ``SpeechSynthesizer`` applies it as a gain to the audio.
     var setsVolume: Bool { get }
+    /// The concurrency of this provider's cluster-wide limit `provider:ID` when no limit of that
+    /// name exists: a worker creates it so (an operator's own terms stay). nil: no default limit.
+    var defaultConcurrency: Int? { get }
 
     /// The voices for `language` (nil: all).
     func voices(language: String?) async throws -> [Voice]
@@ -44,6 +47,7 @@ extension VoiceProvider {
     public var configurationHint: String { "not available" }
     public var phonemeAlphabet: PhonemeAlphabet? { nil }
     public var setsVolume: Bool { false }
+    public var defaultConcurrency: Int? { nil }
 
     /// Default: about 165 words per minute at speed 1.0, plus a little per sentence.
     public func estimateDuration(text: String, options: SynthesisOptions) -> TimeInterval {
@@ -101,14 +105,16 @@ public struct VoiceProviderRegistry: Sendable {
         return provider
     }
 
-    /// espeak-ng, flite, ElevenLabs and OpenAI-compatible providers configured from `environment`
-    /// (see docs/speech.md for the variables); `speechHelpers` speak the offline engines' lines
-    /// in parallel for a process that runs several workers.
+    /// espeak-ng, flite, Piper, ElevenLabs and OpenAI-compatible providers configured from
+    /// `environment` (see docs/speech.md for the variables); `speechHelpers` speak the linked
+    /// engines' lines in parallel for a process that runs several workers (Piper always speaks
+    /// through the process's shared ``PiperHelperPool``).
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment,
                                 speechHelpers: SpeechHelperPool? = nil) -> VoiceProviderRegistry {
         var registry = VoiceProviderRegistry()
         registry.register(EspeakProvider(environment: environment, helpers: speechHelpers))
         registry.register(FliteProvider(helpers: speechHelpers))
+        registry.register(PiperProvider(environment: environment))
         registry.register(ElevenLabsProvider(configuration: .init(environment: environment)))
         registry.register(OpenAISpeechProvider(configuration: .init(environment: environment)))
         return registry

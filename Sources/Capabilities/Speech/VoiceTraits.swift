@@ -15,9 +15,13 @@ public struct VoiceTraits: Codable, Sendable, Hashable {
     public var family: String
     /// False for novelty voices (robots, demons, whispers, effects): never cast unless a cast file names them.
     public var castable: Bool
+    /// True for a neural model's voice (Piper, Kokoro, OpenAI, ElevenLabs), false for a rule-based
+    /// engine's (espeak-ng, flite) or an unknown one: casting prefers natural voices for the
+    /// narrator and the leads (``VoiceMetadata/isNatural(_:)``).
+    public var natural: Bool
 
     public init(gender: Gender?, youngest: AgeGroup = .youngAdult, oldest: AgeGroup = .adult, accent: String? = nil,
-                pitch: Double? = nil, family: String, castable: Bool = true) {
+                pitch: Double? = nil, family: String, castable: Bool = true, natural: Bool = false) {
         self.gender = gender
         self.youngest = youngest
         self.oldest = oldest
@@ -25,6 +29,7 @@ public struct VoiceTraits: Codable, Sendable, Hashable {
         self.pitch = pitch ?? (gender == .female ? 200 : gender == .male ? 100 : 150)
         self.family = family
         self.castable = castable
+        self.natural = natural
     }
 
     /// True when the voice suits a character of `age` (always for an unknown age).

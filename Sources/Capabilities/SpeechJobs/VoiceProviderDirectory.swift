@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import RepartoRuntime
 import Speech
 
 /// One row of `voice_providers`: a provider a deployment offers and whether it may be used.
@@ -57,11 +58,16 @@ public struct VoiceProviderDirectory: Sendable {
     }
 
     /// Upserts every provider of `registry` (display name, whether it is configured in this
-    /// process); `enabled` is left as an operator set it (true for a new row).
+    /// process); `enabled` is left as an operator set it (true for a new row). A configured
+    /// provider with a ``VoiceProvider/defaultConcurrency`` gets its limit `provider:ID` unless one
+    /// of that name exists.
     public func record(_ registry: VoiceProviderRegistry) async throws {
         try await postgres.withConnection { connection in
             // isConfigured may look at the file system: evaluated here, off the cooperative pool.
             let rows = registry.all.map { ($0.id, $0.displayName, $0.isConfigured) }
+            let limits = registry.all.compactMap { provider in
+                provider.isConfigured ? provider.defaultConcurrency.map { LimitSpec(name: "provider:\(provider.id)", concurrency: $0) } : nil
+            }
             try connection.transaction { connection in
                 for (id, name, configured) in rows {
                     _ = try connection.query("""
@@ -70,6 +76,7 @@ public struct VoiceProviderDirectory: Sendable {
                         SET display_name = EXCLUDED.display_name, configured = EXCLUDED.configured, updated_at = now()
                         """, [id, name, configured])
                 }
+                for spec in limits { _ = try JobClient.addLimitIfAbsent(spec, in: connection) }
             }
         }
     }

@@ -26,7 +26,7 @@ public struct VoicesCommand: AsyncParsableCommand {
 struct VoicesListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the voices of a speech provider (espeak-ng, flite, elevenlabs, openai).",
+        abstract: "List the voices of a speech provider (espeak-ng, flite, piper, elevenlabs, openai).",
         discussion: """
             With a database configured (REPARTO_DATABASE_URL or .reparto/env) the listing comes from the \
             voice_cache table while it is fresh (24 h) and is stored there otherwise, so workers and this \
@@ -65,6 +65,15 @@ struct VoicesListCommand: AsyncParsableCommand {
             }
         } else {
             voices = try await provider.voices(language: language)
+        }
+        if let piper = provider as? PiperProvider {
+            // Piper's files are read here anyway: say which are broken, and give each model's details.
+            let catalog = try await piper.voiceCatalog()
+            for problem in catalog.problems { FileHandle.standardError.write(Data("warning: \(problem.error)\n".utf8)) }
+            if !json {
+                print(VoiceText.piperVoices(voices, catalog: catalog))
+                return
+            }
         }
         print(json ? try JSONText.pretty(voices) : VoiceText.voices(voices))
     }

@@ -27,9 +27,10 @@ public struct ConfigurationValues: Sendable {
         case envFile
     }
 
-    /// Variables an env file never sets: executable paths (`ESPEAK_NG_PATH`, `REPARTO_FFMPEG`, and
-    /// `PATH`, which the executables are looked up on) and the migrations directory.
-    public static let processOnlyVariables: Set<String> = ["ESPEAK_NG_PATH", "REPARTO_FFMPEG", "REPARTO_MIGRATIONS", "PATH"]
+    /// Variables an env file never sets: executable paths (`ESPEAK_NG_PATH`, `REPARTO_FFMPEG`,
+    /// `REPARTO_PIPER_PYTHON`, and `PATH`, which the executables are looked up on) and the
+    /// migrations directory.
+    public static let processOnlyVariables: Set<String> = ["ESPEAK_NG_PATH", "REPARTO_FFMPEG", "REPARTO_PIPER_PYTHON", "REPARTO_MIGRATIONS", "PATH"]
 
     private let flags: [String: String]
     private let environment: [String: String]
