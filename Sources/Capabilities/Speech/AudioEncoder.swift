@@ -4,7 +4,8 @@ import Foundation
 public enum AudioFileFormat: String, CaseIterable, Codable, Sendable, Hashable {
     /// PCM, the master every other format is encoded from.
     case wav
-    /// MPEG-1 Layer III (LAME, VBR quality 4), ID3v2.3 title and artist, `CHAP` frames per chapter.
+    /// MPEG-1 Layer III (LAME: VBR quality 4, or 192 kbit/s CBR at 44.1 kHz for the ACX master),
+    /// ID3v2.3 title and artist, `CHAP` frames per chapter.
     case mp3
     /// An audiobook: AAC at 64 kbit/s in an MP4 container, with its chapter list.
     case m4b
@@ -88,23 +89,41 @@ public struct AudioTags: Sendable, Hashable {
 public struct AudioEncoder: Sendable {
     public let ffmpeg: FFmpegTool
 
+    /// How LAME encodes an MP3.
+    public enum MP3Mode: Sendable, Hashable {
+        /// Variable bit rate at LAME's quality (0 best … 9), at the WAV's sample rate.
+        case vbr(quality: Int)
+        /// Constant bit rate (kbit/s) at `sampleRate`, as audiobook stores ask (ACX: 192, 44 100).
+        case cbr(kbps: Int, sampleRate: Int)
+
+        /// The podcast master's MP3.
+        public static let standard = MP3Mode.vbr(quality: 4)
+    }
+
     public init(ffmpeg: FFmpegTool) {
         self.ffmpeg = ffmpeg
     }
 
-    /// Writes `wav` as `format` to `output` (a new file), tagged with `tags`.
+    /// Writes `wav` as `format` to `output` (a new file), tagged with `tags`; an MP3 as `mp3` says.
     /// - Throws: ``AudioToolError`` when ffmpeg fails.
     @available(*, noasync, message: "runs ffmpeg and waits; call it off the cooperative pool")
-    public func encode(_ wav: String, to output: String, format: AudioFileFormat, tags: AudioTags) throws(AudioToolError) {
+    public func encode(_ wav: String, to output: String, format: AudioFileFormat, tags: AudioTags,
+                       mp3: MP3Mode = .standard) throws(AudioToolError) {
         let metadata = output + ".ffmetadata"
         do { try Data(tags.ffmetadata.utf8).write(to: URL(fileURLWithPath: metadata)) } catch {
             throw AudioToolError(description: "cannot write \(metadata): \(error.localizedDescription)")
         }
         defer { try? FileManager.default.removeItem(atPath: metadata) }
-        let codec: [String]
+        var codec: [String]
         switch format {
         case .wav: codec = ["-c:a", "pcm_s16le", "-f", "wav"]
-        case .mp3: codec = ["-c:a", "libmp3lame", "-q:a", "4", "-id3v2_version", "3", "-f", "mp3"]
+        case .mp3:
+            switch mp3 {
+            case .vbr(let quality): codec = ["-c:a", "libmp3lame", "-q:a", "\(min(max(quality, 0), 9))"]
+            // `-b:a` without `-q:a` or `-abr` is LAME's CBR; the Info (not Xing) header says so.
+            case .cbr(let kbps, let rate): codec = ["-c:a", "libmp3lame", "-b:a", "\(kbps)k", "-ar", "\(rate)"]
+            }
+            codec += ["-id3v2_version", "3", "-f", "mp3"]
         case .m4b: codec = ["-c:a", "aac", "-b:a", "64k", "-f", "ipod"]
         }
         _ = try ffmpeg.run(["-y", "-i", wav, "-i", metadata, "-map", "0:a", "-map_metadata", "1", "-map_chapters", "1"]

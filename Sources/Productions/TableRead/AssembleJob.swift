@@ -51,7 +51,8 @@ public struct AssembleJob: JobParameters {
                 failures: try TableReadRows.generationFailures(productionID, on: connection),
                 sceneHeadings: try TableReadRows.sceneHeadings(productionID, on: connection),
                 parseWarnings: try documentID.map { try DocumentRows.warnings($0, on: connection) } ?? [],
-                formats: request.formats ?? [], title: entry(["title"]), author: entry(["author", "authors", "written by"]))
+                formats: request.formats ?? [], title: entry(["title"]), author: entry(["author", "authors", "written by"]),
+                master: request.master ?? .podcast)
         }
         guard let input else { throw JobError.permanent("assemble: production \(productionID) is not a table read") }
         let (outputs, report) = try await BlockingWork.run {
@@ -59,6 +60,7 @@ public struct AssembleJob: JobParameters {
         }
         context.logger.info("assembled table read", metadata: [
             "seconds": "\(outputs.durationSeconds.rounded())", "spoken": "\(report.spokenLines)", "missing": "\(report.missing.count)",
+            "master": "\(input.master.rawValue)",
             "loudness": "\(report.loudness.map { $0.integratedLUFS.map { "\($0) LUFS" } ?? "not normalized: \($0.reason ?? "")" } ?? "-")",
             "path": "\(outputs.audio.path)",
         ])

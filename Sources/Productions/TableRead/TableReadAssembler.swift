@@ -70,10 +70,16 @@ public struct TableReadReport: Codable, Sendable, Hashable {
     public var flagged: [FlaggedLine]?
 }
 
-/// How loud the table read is: normalized to `targetLUFS` with the true peak at most
-/// `truePeakCeilingDBTP` (ffmpeg's figures), or `skipped` with the reason.
+/// How loud the table read is: for the podcast master normalized to `targetLUFS` with the true
+/// peak at most `truePeakCeilingDBTP`, for the ACX master to ACX's levels (``acx``, measured on
+/// the MP3), or `skipped` with the reason.
 public struct TableReadLoudness: Codable, Sendable, Hashable {
-    public var targetLUFS: Double
+    /// What the levels are for (nil in reports written before masters existed: podcast).
+    public var master: AudioMaster?
+    /// The podcast master's loudness target; nil for the ACX master, which aims at an RMS level.
+    public var targetLUFS: Double?
+    /// The podcast master's true-peak ceiling; the ACX master's peak ceiling (sample and true
+    /// peak of the decoded MP3).
     public var truePeakCeilingDBTP: Double
     /// `linear` (one gain), `limited` (one gain and a peak limiter), `skipped`; reads normalized
     /// before the limiter existed say `dynamic` (ffmpeg's loudnorm).
@@ -86,6 +92,39 @@ public struct TableReadLoudness: Codable, Sendable, Hashable {
     public var sourceSamplePeakDBFS: Double?
     /// Why it was skipped.
     public var reason: String?
+    /// The ACX master's requirements and what was measured on its MP3 (nil for the podcast master).
+    public var acx: ACX?
+
+    /// ACX's requirements, and what the MP3 measured when decoded again (levels in dBFS, times in
+    /// seconds; a level is nil where it is −∞, digital silence).
+    public struct ACX: Codable, Sendable, Hashable {
+        public var targetRMSDBFS: Double
+        /// Lowest and highest allowed: `[-23, -18]`.
+        public var rmsRange: [Double]
+        public var peakCeilingDB: Double
+        public var noiseFloorCeilingDBFS: Double
+        public var roomToneDBFS: Double
+        public var headRange: [Double]
+        public var tailRange: [Double]
+        public var mp3BitRateKbps: Int
+        public var sampleRate: Int
+        public var rmsDBFS: Double?
+        public var samplePeakDBFS: Double?
+        public var truePeakDBTP: Double?
+        /// The RMS of the quietest 0.5 s.
+        public var noiseFloorDBFS: Double?
+        /// Room tone before the first word and after the last.
+        public var headSeconds: Double
+        public var tailSeconds: Double
+        /// The one gain applied, where the limiter stood, and how many times the MP3 was encoded.
+        public var gainDB: Double
+        public var limitDB: Double
+        public var encodes: Int
+        /// What still breaks a requirement; empty when the MP3 passes.
+        public var problems: [String]
+
+        public var passes: Bool { problems.isEmpty }
+    }
 }
 
 /// The contents of `chapters.json`.
@@ -130,6 +169,8 @@ struct TableReadAssembler {
         /// The title page's title and author, for the encoded files' tags.
         var title: String?
         var author: String?
+        /// Where the audio goes: its levels, room tone and MP3 encoding.
+        var master: AudioMaster = .podcast
     }
 
     static let audioName = "table-read.wav"
@@ -140,6 +181,8 @@ struct TableReadAssembler {
     static let fallbackFormat = WAVFormat.pcm16(sampleRate: 22050)
 
     var pauses: TableReadTimeline.Pauses = .standard
+    /// The ACX master's levels, head and tail.
+    var acxLevels: AudioMasterLevels = .acx
 
     @available(*, noasync, message: "blocking file I/O")
     func assemble(_ input: Input) throws -> (TableReadOutputs, TableReadReport) {
@@ -174,6 +217,10 @@ struct TableReadAssembler {
         var energy = 0.0
         var peak: Double?
         var meter: LoudnessMeter?  // measures while writing, so normalization needs no measuring pass
+        // The ACX master places the first word at its head of room tone (whatever quiet the
+        // line's audio starts with included) and every later line as planned after it.
+        var offsetFrames: Int?
+        var trailingQuiet = 0
         try writer.append(WAVWriter.header(format: Self.fallbackFormat, dataLength: 0))
         for cue in timeline.cues {
             guard let item = byKey["\(cue.line.chapterIndex)/\(cue.line.orderIndex)"], let path = item.filePath else { continue }
@@ -198,7 +245,15 @@ struct TableReadAssembler {
                                          speaker: item.line.speaker, text: item.line.text, defects: defects))
                 }
             }
-            let startFrame = max(framesWritten, Int((cue.start * Double(target.sampleRate)).rounded()))
+            let planned = Int((cue.start * Double(target.sampleRate)).rounded())
+            if offsetFrames == nil {
+                offsetFrames = input.master == .acx
+                    ? max(Int((acxLevels.headSeconds * Double(target.sampleRate)).rounded())
+                          - Self.quietFrames(body, format: target, atEnd: false), 0) - planned
+                    : 0
+            }
+            let startFrame = max(framesWritten, planned + (offsetFrames ?? 0))
+            if input.master == .acx { trailingQuiet = Self.quietFrames(body, format: target, atEnd: true) }
             try Self.appendSilence(frames: startFrame - framesWritten, format: target, to: writer)
             try writer.append(body)
             meter?.appendSilence(frames: startFrame - framesWritten)
@@ -213,18 +268,17 @@ struct TableReadAssembler {
         }
         let audioFormat = format ?? Self.fallbackFormat
         if !placed.isEmpty {
-            try Self.appendSilence(frames: Int((pauses.edge * Double(audioFormat.sampleRate)).rounded()), format: audioFormat,
-                                   to: writer)
-            framesWritten += Int((pauses.edge * Double(audioFormat.sampleRate)).rounded())
-            meter?.appendSilence(frames: Int((pauses.edge * Double(audioFormat.sampleRate)).rounded()))
+            let tail = input.master == .acx
+                ? max(Int((acxLevels.tailSeconds * Double(audioFormat.sampleRate)).rounded()) - trailingQuiet, 0)
+                : Int((pauses.edge * Double(audioFormat.sampleRate)).rounded())
+            try Self.appendSilence(frames: tail, format: audioFormat, to: writer)
+            framesWritten += tail
+            meter?.appendSilence(frames: tail)
         }
         let dataLength = framesWritten * audioFormat.blockAlign
         try writer.write(WAVWriter.header(format: audioFormat, dataLength: dataLength), at: 0)
         var audio = try writer.commit()
         var rms: Double? = framesWritten > 0 && energy > 0 ? 10 * log10(energy / Double(framesWritten)) : nil
-        let loudness = normalizeLoudness(&audio, sampleRate: audioFormat.sampleRate, spoken: !placed.isEmpty,
-                                         measured: meter?.measurement.loudness, peak: &peak, rms: &rms)
-        try folder.updateMetadataBlocking { $0.files[Self.audioName] = audio }
 
         let duration = Double(framesWritten) / Double(audioFormat.sampleRate)
         missing.sort { ($0.chapterIndex, $0.orderIndex) < ($1.chapterIndex, $1.orderIndex) }
@@ -234,7 +288,27 @@ struct TableReadAssembler {
         let chapterList = Self.chapters(placed, titles: Self.chapterTitles(input.lines), headings: input.sceneHeadings)
         let chapters = try folder.writeBlocking(try Self.json(chapterList), name: Self.chaptersName, mimeType: "application/json")
         let tags = AudioTags(title: input.title ?? input.sourceName, artist: input.author, chapters: Self.tagChapters(chapterList))
-        let (encodings, encodingErrors) = encode(audio, formats: input.formats, spoken: !placed.isEmpty, tags: tags, folder: folder)
+        let loudness: TableReadLoudness
+        var encodings: [AssetRecord] = [], encodingErrors: [String] = []
+        switch input.master {
+        case .podcast:
+            loudness = normalizeLoudness(&audio, sampleRate: audioFormat.sampleRate, spoken: !placed.isEmpty,
+                                         measured: meter?.measurement.loudness, peak: &peak, rms: &rms)
+        case .acx:
+            let mp3: Result<AssetRecord, any Error>?
+            (loudness, mp3) = masterForACX(&audio, spoken: !placed.isEmpty, measured: meter?.measurement, tags: tags,
+                                           folder: folder, peak: &peak, rms: &rms)
+            switch mp3 {
+            case .success(let record): encodings.append(record)
+            case .failure(let error): encodingErrors.append("mp3: \(error)")
+            case nil: encodingErrors.append("mp3: " + (placed.isEmpty ? "no spoken line" : loudness.reason ?? "not mastered"))
+            }
+        }
+        try folder.updateMetadataBlocking { $0.files[Self.audioName] = audio }
+        let others = encode(audio, formats: input.master.deliveredFormats(input.formats).filter { input.master != .acx || $0 != .mp3 },
+                            spoken: !placed.isEmpty, tags: tags, folder: folder)
+        encodings += others.0
+        encodingErrors += others.1
         let report = TableReadReport(
             productionID: input.productionID, source: input.sourceName, documentID: input.documentID, lines: input.lines.count,
             spokenLines: placed.count, missing: missing, durationSeconds: duration, peakDBFS: peak, rmsDBFS: rms,
@@ -256,8 +330,8 @@ struct TableReadAssembler {
                                    peak: inout Double?, rms: inout Double?) -> TableReadLoudness {
         let loudness = ffmpeg.map { LoudnessNormalizer(ffmpeg: $0) }
         let target = loudness?.target ?? .standard
-        var result = TableReadLoudness(targetLUFS: target.integratedLUFS, truePeakCeilingDBTP: target.truePeakCeilingDBTP,
-                                       mode: "skipped")
+        var result = TableReadLoudness(master: .podcast, targetLUFS: target.integratedLUFS,
+                                       truePeakCeilingDBTP: target.truePeakCeilingDBTP, mode: "skipped")
         guard spoken else { result.reason = "no spoken line"; return result }
         guard let loudness else { result.reason = "ffmpeg not found (install ffmpeg, or set REPARTO_FFMPEG)"; return result }
         var temporary: String?
@@ -278,6 +352,77 @@ struct TableReadAssembler {
             result.reason = "\(error)"
         }
         return result
+    }
+
+    /// Masters the committed audio for ACX in place and writes its MP3 (``AudioMastering``: temporary
+    /// files beside both, swapped in atomically). Never fails the assembly: without ffmpeg, or when
+    /// it fails, the audio stays as spoken, and the report says why and what did not pass.
+    private func masterForACX(_ audio: inout AssetRecord, spoken: Bool, measured: LoudnessMeter.Reading?, tags: AudioTags,
+                              folder: AssetFolder, peak: inout Double?, rms: inout Double?)
+        -> (TableReadLoudness, Result<AssetRecord, any Error>?) {
+        let levels = acxLevels
+        var result = TableReadLoudness(master: .acx, targetLUFS: nil, truePeakCeilingDBTP: levels.peakCeilingDB, mode: "skipped")
+        guard spoken else { result.reason = "no spoken line"; return (result, nil) }
+        guard let ffmpeg else { result.reason = "ffmpeg not found (install ffmpeg, or set REPARTO_FFMPEG)"; return (result, nil) }
+        var scratch: [String] = []
+        defer { for path in scratch { try? FileManager.default.removeItem(atPath: path) } }
+        do {
+            let wav = try store.temporaryPathBlocking(beside: audio.path)
+            let mp3Name = "table-read.\(AudioFileFormat.mp3.rawValue)"
+            let mp3Path = try folder.path(of: mp3Name)
+            let mp3 = try store.temporaryPathBlocking(beside: mp3Path)
+            scratch = [wav, mp3]
+            let outcome = try AudioMastering(ffmpeg: ffmpeg, levels: levels).master(try store.absolutePath(audio.path), wav: wav, mp3: mp3,
+                                                                                    tags: tags, measured: measured)
+            audio = try store.replaceBlocking(audio.path, with: wav, mimeType: "audio/wav")
+            let record = try store.replaceBlocking(mp3Path, with: mp3, mimeType: AudioFileFormat.mp3.mimeType)
+            try folder.updateMetadataBlocking { $0.files[mp3Name] = record }
+            func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+            (peak, rms) = (finite(outcome.wav.samplePeakDBFS), finite(outcome.wav.rmsDBFS))
+            result.mode = "limited"
+            (result.integratedLUFS, result.truePeakDBTP) = (finite(outcome.mp3.integratedLUFS), finite(outcome.mp3.truePeakDBTP))
+            result.sourceLUFS = finite(measured?.integratedLUFS)
+            result.sourceSamplePeakDBFS = finite(outcome.sourceSamplePeakDBFS)
+            result.acx = .init(targetRMSDBFS: levels.targetRMSDBFS, rmsRange: [levels.rmsRange.lowerBound, levels.rmsRange.upperBound],
+                               peakCeilingDB: levels.peakCeilingDB, noiseFloorCeilingDBFS: levels.noiseFloorCeilingDBFS,
+                               roomToneDBFS: levels.roomTone.levelDBFS,
+                               headRange: [levels.headRange.lowerBound, levels.headRange.upperBound],
+                               tailRange: [levels.tailRange.lowerBound, levels.tailRange.upperBound],
+                               mp3BitRateKbps: levels.mp3BitRateKbps, sampleRate: levels.sampleRate,
+                               rmsDBFS: finite(outcome.mp3.rmsDBFS), samplePeakDBFS: finite(outcome.mp3.samplePeakDBFS),
+                               truePeakDBTP: finite(outcome.mp3.truePeakDBTP), noiseFloorDBFS: finite(outcome.mp3.noiseFloorDBFS),
+                               headSeconds: outcome.mp3.headSeconds, tailSeconds: outcome.mp3.tailSeconds,
+                               gainDB: outcome.gainDB, limitDB: outcome.limitDB, encodes: outcome.encodes, problems: outcome.problems)
+            return (result, .success(record))
+        } catch {
+            result.reason = "\(error)"
+            return (result, .failure(error))
+        }
+    }
+
+    /// How many frames at the start (or the end) of a line's 16-bit audio are quiet: under 45 dB
+    /// below the line's own peak, which is where the master's ear (10 ms over −50 dBFS) puts a
+    /// word's edge once the loudest lines peak near −4 dBFS. Other encodings: none.
+    static func quietFrames(_ body: Data, format: WAVFormat, atEnd: Bool) -> Int {
+        guard format.encoding == .integer, format.bitsPerSample == 16, format.channels > 0 else { return 0 }
+        return body.withUnsafeBytes { raw -> Int in
+            let channels = format.channels
+            let frames = raw.count / 2 / channels
+            func magnitude(_ frame: Int) -> Int32 {
+                var loudest: Int32 = 0
+                for channel in 0..<channels {
+                    let at = (frame * channels + channel) * 2
+                    loudest = max(loudest, abs(Int32(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int16.self)))))
+                }
+                return loudest
+            }
+            var peak: Int32 = 0
+            for frame in 0..<frames { peak = max(peak, magnitude(frame)) }
+            let threshold = max(Int32((Double(peak) * pow(10, -45.0 / 20)).rounded(.up)), 1)
+            var quiet = 0
+            while quiet < frames, magnitude(atEnd ? frames - 1 - quiet : quiet) < threshold { quiet += 1 }
+            return quiet
+        }
     }
 
     /// Encodes the normalized WAV into each of `formats` (a temporary file beside it, swapped in

@@ -40,12 +40,16 @@ public struct TableReadClient: Sendable {
         public var scope: TableReadScope?
         /// How unusual words are said, applied to every line before synthesis (``PronunciationLexicon/load(from:)``).
         public var lexicon: PronunciationLexicon?
+        /// Where the audio goes: ``AudioMaster/podcast`` (−16 LUFS) or ``AudioMaster/acx`` (ACX's
+        /// levels and room tone, and always the 192 kbit/s CBR MP3 ACX takes, mp3 in `formats` or not).
+        public var master: AudioMaster
 
         public init(cast: CastOverrides = CastOverrides(), announceCharacters: Bool = false, priority: JobPriority = .normal,
                     linesPerJob: Int = 1, name: String? = nil, formats: [AudioFileFormat] = [.wav], scope: TableReadScope? = nil,
-                    lexicon: PronunciationLexicon? = nil) {
+                    lexicon: PronunciationLexicon? = nil, master: AudioMaster = .podcast) {
             (self.formats, self.scope, self.lexicon, self.cast, self.announceCharacters, self.priority, self.linesPerJob, self.name)
                 = (formats, scope, lexicon, cast, announceCharacters, priority, linesPerJob, name)
+            self.master = master
         }
     }
 
@@ -82,8 +86,9 @@ public struct TableReadClient: Sendable {
         let request = TableReadRequest(sourcePath: sourcePath, sourceName: file.lastPathComponent, format: format.rawValue,
                                        cast: options.cast, announceCharacters: options.announceCharacters,
                                        linesPerJob: options.linesPerJob, priority: options.priority,
-                                       formats: options.formats.filter { $0 != .wav },
-                                       scope: options.scope.flatMap { $0.isWhole ? nil : $0 }, lexicon: options.lexicon)
+                                       formats: options.master.deliveredFormats(options.formats),
+                                       scope: options.scope.flatMap { $0.isWhole ? nil : $0 }, lexicon: options.lexicon,
+                                       master: options.master == .podcast ? nil : options.master)
         return try await JobClient(postgres: postgres).startProduction(
             name: options.name ?? file.lastPathComponent, plan: TableReadRequest.plan, stage: TableReadRequest.Stage.parse.rawValue,
             request: request, firstJob: ParseJob(sourcePath: sourcePath, format: format.rawValue), options: request.jobOptions
@@ -114,9 +119,26 @@ public struct TableReadClient: Sendable {
             }
             results.files?.encodings = present.isEmpty ? nil : present
         }
+        if let report = results.files?.report {
+            let root = assetsRoot
+            results.mastering = try? await BlockingWork.run { () throws -> TableReadLoudness? in
+                try JSONDecoder().decode(ReportLoudness.self,
+                                         from: try AssetStore(root: root).readBlocking(report, maxBytes: Self.reportReadLimit)).loudness
+            }
+        }
         return results
     }
 
+}
+
+extension TableReadClient {
+    /// The largest `report.json` whose levels ``results(_:)`` reads (a report lists every missing line).
+    static let reportReadLimit = 64 << 20
+
+    /// The one part of `report.json` the results show.
+    private struct ReportLoudness: Decodable {
+        var loudness: TableReadLoudness?
+    }
 }
 
 /// Why a table read could not be submitted.

@@ -36,10 +36,15 @@ public struct TableReadRequest: Codable, Sendable, Hashable {
     public var scope: TableReadScope?
     /// How the production's unusual words are said (nil: as written; older requests have none).
     public var lexicon: PronunciationLexicon?
+    /// Where the audio goes (nil: ``AudioMaster/podcast``, as every request stored before masters
+    /// existed). A name that is not a master fails decoding.
+    public var master: AudioMaster?
 
     public init(sourcePath: String, sourceName: String, format: String? = nil, cast: CastOverrides = CastOverrides(),
                 announceCharacters: Bool = false, linesPerJob: Int = 1, priority: JobPriority = .normal,
-                formats: [AudioFileFormat]? = nil, scope: TableReadScope? = nil, lexicon: PronunciationLexicon? = nil) {
+                formats: [AudioFileFormat]? = nil, scope: TableReadScope? = nil, lexicon: PronunciationLexicon? = nil,
+                master: AudioMaster? = nil) {
+        self.master = master
         self.formats = formats
         self.scope = scope
         self.lexicon = lexicon

@@ -62,7 +62,8 @@ enum TableReadResultRows {
             warnings: try row.uuid("document_id").map { try DocumentRows.warnings($0, on: connection) } ?? [],
             scope: request?.scope,
             lines: try lines(id, rulesVersion: row.int("rules_version"), productionEnded: production.state != "running",
-                             on: connection))
+                             on: connection),
+            master: request?.master ?? .podcast)
     }
 
     /// The production's lines with the status of each: complete when its audio exists, else what

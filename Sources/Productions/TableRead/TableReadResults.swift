@@ -116,6 +116,11 @@ public struct TableReadResults: Codable, Sendable, Hashable {
     public var scope: TableReadScope?
     /// Every speakable line of the read, in script order (empty before the enrich stage).
     public var lines: [Line]
+    /// Where the audio goes, as asked (podcast for reads submitted before masters existed).
+    public var master: AudioMaster? = nil
+    /// The delivered audio's levels from `report.json` once assembled: the master, its targets and
+    /// what was measured (the ACX master's on its MP3, with what did not pass).
+    public var mastering: TableReadLoudness? = nil
 
     /// How many lines are in each status.
     public var lineStatusCounts: [TableReadLineStatus: Int] {

@@ -21,6 +21,7 @@ public struct TableReadText {
             print("  report      \(path(files.report))")
             for encoded in files.encodings ?? [] { print("  \((encoded as NSString).pathExtension.padding(toLength: 11, withPad: " ", startingAt: 0)) \(path(encoded))") }
         }
+        if let master = Self.master(r) { print("  master      \(master)") }
         if let spoken = r.spokenLines, let missing = r.missingLines {
             print("  lines       \(spoken) spoken" + (missing > 0 ? ", \(missing) missing (see the report)" : ""))
         }
@@ -71,6 +72,7 @@ public struct TableReadText {
             audio += ", \(r.spokenLines ?? 0) lines spoken, \(r.missingLines ?? 0) missing"
             print(audio)
         }
+        if let master = Self.master(r) { print("master      \(master)") }
         if !r.characters.isEmpty {
             print("characters")
             for c in r.characters {
@@ -103,6 +105,24 @@ public struct TableReadText {
             }
         }
         return TerminalSafe.clean(lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The master and what it measured: `podcast: -16.1 LUFS, true peak -1.4 dBTP`, `acx: RMS
+    /// -20.0 dB, peak -3.4 dB, noise floor -70.0 dB, room tone 0.75 s + 2.50 s, MP3 192 kbit/s CBR
+    /// 44.1 kHz: passes` (or what does not pass, or why it was not mastered); nil when unknown.
+    static func master(_ r: TableReadResults) -> String? {
+        guard let master = r.mastering?.master ?? r.master else { return nil }
+        guard let levels = r.mastering else { return master.rawValue }
+        if let reason = levels.reason, levels.mode == "skipped" { return "\(master.rawValue): not mastered (\(reason))" }
+        func db(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-inf" }
+        guard let acx = levels.acx else {
+            return "\(master.rawValue): \(db(levels.integratedLUFS)) LUFS, true peak \(db(levels.truePeakDBTP)) dBTP"
+        }
+        let peak = [acx.samplePeakDBFS, acx.truePeakDBTP].compactMap { $0 }.max()
+        return "\(master.rawValue): RMS \(db(acx.rmsDBFS)) dB, peak \(db(peak)) dB, noise floor \(db(acx.noiseFloorDBFS)) dB, "
+            + String(format: "room tone %.2f s + %.2f s, MP3 %d kbit/s CBR %.1f kHz: ", acx.headSeconds, acx.tailSeconds,
+                     acx.mp3BitRateKbps, Double(acx.sampleRate) / 1000)
+            + (acx.passes ? "passes" : acx.problems.joined(separator: "; "))
     }
 
     /// `30 complete, 2 failed` in status order; nil before the lines exist.

@@ -14,6 +14,8 @@ public struct TableReadOptions: ParsableArguments {
     @Option(help: "Speakable lines per speech job (1 to 100).") var linesPerJob: Int = 1
     @Option(help: "Production name (default: the file name).") var name: String?
     @Option(help: "Files to deliver: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
+    @Option(help: "Master for where the audio goes: podcast (-16 LUFS, true peak -1 dBTP) or acx (ACX/Audible: -20 dB RMS, peaks <= -3 dB, room tone; always adds the 192 kbit/s CBR MP3).")
+    var master: String = AudioMaster.podcast.rawValue
     @Option(help: "Read only these scenes, e.g. 3-7 or 2,5,9-11 (numbered from 1).") var scenes: String?
     @Option(help: "Read only these characters' lines and the cue before each, e.g. ISOLDE,DEV.") var characters: String?
     @Option(help: "Pronunciation lexicon (YAML or JSON): WORD: respelling, or WORD: {phonemes, alphabet, respelling}.") var lexicon: String?
@@ -23,6 +25,8 @@ public struct TableReadOptions: ParsableArguments {
     /// The submission options, with the cast file and the flags merged (flags win).
     /// - Parameter configuration: the merged view the speech providers are configured from.
     public func submissionOptions(configuration: ConfigurationValues) throws -> TableReadClient.Options {
+        let audioMaster: AudioMaster
+        do { audioMaster = try AudioMaster(parsing: master) } catch { throw CLIError(error.description) }
         let overrides = try castFlags.overrides()
         let registry = VoiceProviderRegistry.standard(environment: configuration.variables)
         do { _ = try registry.provider(overrides.provider) } catch { throw CLIError(error.description) }
@@ -36,7 +40,7 @@ public struct TableReadOptions: ParsableArguments {
         }
         return TableReadClient.Options(cast: overrides, announceCharacters: announceCharacters, priority: priority,
                                        linesPerJob: linesPerJob, name: name, formats: try AudioFileFormat.list(parsing: formats), scope: scope,
-                                       lexicon: try lexicon.map(Self.loadLexicon))
+                                       lexicon: try lexicon.map(Self.loadLexicon), master: audioMaster)
     }
 
     /// The lexicon file at `path`, or one error line naming the file and the first bad entry.
