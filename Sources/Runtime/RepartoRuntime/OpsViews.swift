@@ -30,15 +30,16 @@ public struct OpsView: Sendable, Hashable {
         queueOverview, productionProgress, workers, recentFailures, throughput, limits, pauses, schedules,
     ]
 
-    /// Every view's rows, in order, each capped at `limit`: what `reparto status` shows.
-    public static func snapshot(_ views: [OpsView], limit: Int = 50, on client: PostgresClient) async throws -> [(OpsView, PostgresResult)] {
+    /// Every view's rows, in order, each capped at `limit` after skipping `offset`: what `reparto status` shows.
+    public static func snapshot(_ views: [OpsView], limit: Int = 50, offset: Int = 0,
+                                on client: PostgresClient) async throws -> [(OpsView, PostgresResult)] {
         var rows: [(OpsView, PostgresResult)] = []
-        for view in views { rows.append((view, try await view.rows(limit: limit, on: client))) }
+        for view in views { rows.append((view, try await view.rows(limit: limit, offset: offset, on: client))) }
         return rows
     }
 
-    /// The view's rows in its order, capped at `limit`.
-    public func rows(limit: Int = 50, on client: PostgresClient) async throws -> PostgresResult {
-        try await client.query("SELECT * FROM ops.\(name) ORDER BY \(order) LIMIT $1", [limit])
+    /// The view's rows in its order, `limit` of them after skipping `offset`.
+    public func rows(limit: Int = 50, offset: Int = 0, on client: PostgresClient) async throws -> PostgresResult {
+        try await client.query("SELECT * FROM ops.\(name) ORDER BY \(order) LIMIT $1 OFFSET $2", [limit, offset])
     }
 }
