@@ -32,7 +32,7 @@ struct AudioMasteringTests {
         #expect(outcome.problems.isEmpty, "\(outcome.problems)")
         #expect(!FileManager.default.fileExists(atPath: mp3 + ".decoded"), "the decoded copy is removed")
 
-        let heard = try await FFmpegLevels.measure(mp3)
+        let heard = try await FFmpegMeter.levels(mp3)
         #expect((-23 ... -18).contains(heard.rmsDBFS), "\(name): \(heard)")
         #expect(abs(heard.rmsDBFS - -20) <= 1, "\(name): aimed at the middle: \(heard)")
         #expect(heard.samplePeakDBFS <= -3, "\(name): \(heard)")
@@ -43,7 +43,7 @@ struct AudioMasteringTests {
         #expect(abs(outcome.mp3.rmsDBFS - heard.rmsDBFS) < 0.2, "\(outcome.mp3) vs \(heard)")
         #expect(abs(outcome.mp3.samplePeakDBFS - heard.samplePeakDBFS) < 0.2, "\(outcome.mp3) vs \(heard)")
 
-        let probe = try await FFmpegLevels.probe(mp3)
+        let probe = try await FFmpegMeter.probe(mp3)
         #expect(probe.codec == "mp3" && probe.sampleRate == 44_100 && probe.bitRate == 192_000 && probe.channels == 1, "\(probe)")
         #expect(Set(probe.packetSizes).isSubset(of: [626, 627]), "every frame of 192 kbit/s at 44.1 kHz: \(Set(probe.packetSizes))")
         #expect(probe.hasInfoHeader, "LAME marks a CBR file Info, a VBR one Xing")
@@ -116,61 +116,5 @@ enum SpeechLikeSignal {
         let peak = samples.map(abs).max() ?? 1
         let scale = pow(10, peakDBFS / 20) / peak
         return PCMAudio(sampleRate: sampleRate, channels: 1, samples: samples.map { Float($0 * scale) })
-    }
-}
-
-/// ffmpeg's own meters, apart from the master's: `astats` (whole-file RMS, sample peak, RMS
-/// trough over 0.5 s windows), `ebur128` (true peak), and `ffprobe` (stream and frames).
-enum FFmpegLevels {
-    struct Levels: Sendable, CustomStringConvertible {
-        var rmsDBFS: Double
-        var samplePeakDBFS: Double
-        var noiseFloorDBFS: Double
-        var truePeakDBTP: Double
-        var integratedLUFS: Double
-        var description: String {
-            "RMS \(rmsDBFS), peak \(samplePeakDBFS), floor \(noiseFloorDBFS), true peak \(truePeakDBTP), \(integratedLUFS) LUFS"
-        }
-    }
-
-    struct Probe: Sendable {
-        var codec: String?
-        var sampleRate: Int?
-        var bitRate: Int?
-        var channels: Int?
-        var packetSizes: [Int]
-        var hasInfoHeader: Bool
-    }
-
-    static func run(_ tool: String, _ arguments: [String]) async throws -> CapturedOutput {
-        let output = try await runSubprocess(URL(fileURLWithPath: "/usr/bin/env"), [tool] + arguments, timeout: 120)
-        try #require(output.status == 0, "\(tool) failed: \(output.stderr.suffix(300))")
-        return output
-    }
-
-    static func measure(_ path: String) async throws -> Levels {
-        let text = try await run("ffmpeg", ["-hide_banner", "-nostats", "-nostdin", "-i", path,
-                                            "-af", "astats=metadata=0:length=0.5,ebur128=peak=true", "-f", "null", "-"]).stderr
-        func last(_ label: String) throws -> Double {
-            let line = try #require(text.split(separator: "\n").last { $0.contains(label) }, "no \(label) in ffmpeg's output")
-            let value = line[line.range(of: label)!.upperBound...].trimmingCharacters(in: .whitespaces)
-            let number = value.split(separator: " ").first.map(String.init) ?? value
-            return number == "-inf" ? -.infinity : try #require(Double(number), "\(label) \(value)")
-        }
-        return Levels(rmsDBFS: try last("RMS level dB:"), samplePeakDBFS: try last("Peak level dB:"),
-                      noiseFloorDBFS: try last("RMS trough dB:"), truePeakDBTP: try last("Peak:"), integratedLUFS: try last("I:"))
-    }
-
-    static func probe(_ path: String) async throws -> Probe {
-        let streams = try await run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
-                                                "stream=codec_name,sample_rate,bit_rate,channels", "-of", "json", path]).stdoutData
-        let stream = ((try JSONSerialization.jsonObject(with: streams) as? [String: Any])?["streams"] as? [[String: Any]])?.first ?? [:]
-        let packets = try await run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size",
-                                                "-of", "csv=p=0", path]).stdout
-        let sizes = packets.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 64 << 10) ?? Data()
-        return Probe(codec: stream["codec_name"] as? String, sampleRate: (stream["sample_rate"] as? String).flatMap { Int($0) },
-                     bitRate: (stream["bit_rate"] as? String).flatMap { Int($0) }, channels: stream["channels"] as? Int,
-                     packetSizes: sizes, hasInfoHeader: head.range(of: Data("Info".utf8)) != nil && head.range(of: Data("Xing".utf8)) == nil)
     }
 }

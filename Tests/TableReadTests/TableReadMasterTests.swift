@@ -83,17 +83,17 @@ struct TableReadMasterTests {
         #expect(read.report.encodingErrors == [])
         let mp3 = read.path("\(folder)/table-read.mp3")
 
-        let heard = try await FFmpegMeters.levels(mp3)
+        let heard = try await FFmpegMeter.levels(mp3)
         #expect((-23 ... -18).contains(heard.rmsDBFS), "\(name): \(heard)")
         #expect(heard.samplePeakDBFS <= -3 && heard.truePeakDBTP <= -3, "\(name): \(heard)")
         #expect(heard.noiseFloorDBFS <= -60 && heard.noiseFloorDBFS > -90, "\(name): room tone, no digital silence: \(heard)")
-        let silences = try await FFmpegMeters.silences(mp3)
+        let silences = try await FFmpegMeter.silences(mp3)
         let head = try #require(silences.first, "\(name): no room tone at the head")
         #expect(head.start < 0.01 && (0.5 ... 1).contains(head.end), "\(name): head \(head)")
         let duration = heard.duration
         let tail = try #require(silences.last)
         #expect(abs(tail.end - duration) < 0.05 && (1 ... 5).contains(tail.end - tail.start), "\(name): tail \(tail) of \(duration)")
-        let probe = try await FFmpegMeters.probe(mp3)
+        let probe = try await FFmpegMeter.probe(mp3)
         #expect(probe.sampleRate == 44_100 && probe.bitRate == 192_000 && probe.channels == 1, "\(probe)")
         #expect(Set(probe.packetSizes).isSubset(of: [626, 627]) && probe.hasInfoHeader, "CBR: \(Set(probe.packetSizes))")
         // The report's figures are the MP3's.
@@ -103,7 +103,7 @@ struct TableReadMasterTests {
         // The WAV master has ACX's levels at 44.1 kHz, and the subtitles are still on its words.
         let wav = read.path(read.outputs.audio.path)
         #expect(try WAVHeader(parsing: try Data(contentsOf: URL(fileURLWithPath: wav))).format.sampleRate == 44_100)
-        let master = try await FFmpegMeters.levels(wav)
+        let master = try await FFmpegMeter.levels(wav)
         #expect((-23 ... -18).contains(master.rmsDBFS) && master.samplePeakDBFS <= -3, "\(master)")
         let vtt = String(decoding: try Data(contentsOf: URL(fileURLWithPath: read.path(read.outputs.subtitles.path))), as: UTF8.self)
         let firstCue = try #require(vtt.split(separator: "\n").first { $0.contains(" --> ") })
@@ -118,11 +118,11 @@ struct TableReadMasterTests {
         defer { try? FileManager.default.removeItem(at: read.root) }
         let loudness = try #require(read.report.loudness)
         #expect(loudness.master == .podcast && loudness.targetLUFS == -16 && loudness.acx == nil, "\(loudness)")
-        let wav = try await FFmpegMeters.levels(read.path(read.outputs.audio.path))
+        let wav = try await FFmpegMeter.levels(read.path(read.outputs.audio.path))
         #expect(abs(wav.integratedLUFS - -16) <= 1 && wav.truePeakDBTP <= -1, "\(name): \(wav)")
         // The MP3 stays LAME VBR at the voices' rate.
         let mp3 = try #require(read.report.encodings?.first)
-        let probe = try await FFmpegMeters.probe(read.path(mp3))
+        let probe = try await FFmpegMeter.probe(read.path(mp3))
         #expect(probe.sampleRate == 22_050 && !probe.hasInfoHeader, "\(probe)")
         let vtt = String(decoding: try Data(contentsOf: URL(fileURLWithPath: read.path(read.outputs.subtitles.path))), as: UTF8.self)
         #expect(vtt.contains("00:00:00.250 --> "), "the podcast's quarter second at the head")
@@ -200,84 +200,5 @@ struct TableReadMasterTests {
         #expect(TableReadAssembler.quietFrames(body, format: format, atEnd: false) == 30)
         #expect(TableReadAssembler.quietFrames(body, format: format, atEnd: true) == 29)
         #expect(TableReadAssembler.quietFrames(Data(count: 40), format: format, atEnd: false) == 20)
-    }
-}
-
-/// ffmpeg's own meters on a file: `astats` (whole-file RMS, sample peak, RMS trough over 0.5 s),
-/// `ebur128` (integrated loudness, true peak), `silencedetect` (−50 dB for 0.3 s), `ffprobe`.
-enum FFmpegMeters {
-    struct Levels: Sendable, CustomStringConvertible {
-        var rmsDBFS: Double
-        var samplePeakDBFS: Double
-        var noiseFloorDBFS: Double
-        var truePeakDBTP: Double
-        var integratedLUFS: Double
-        /// Seconds as decoded (astats' sample count over the stream's rate).
-        var duration: Double
-        var description: String {
-            "RMS \(rmsDBFS), peak \(samplePeakDBFS), floor \(noiseFloorDBFS), true peak \(truePeakDBTP), \(integratedLUFS) LUFS, \(duration) s"
-        }
-    }
-
-    struct Probe: Sendable {
-        var sampleRate: Int?
-        var bitRate: Int?
-        var channels: Int?
-        var packetSizes: [Int]
-        /// LAME marks a CBR file `Info`, a VBR one `Xing`.
-        var hasInfoHeader: Bool
-    }
-
-    static func run(_ tool: String, _ arguments: [String]) async throws -> CapturedOutput {
-        let output = try await runSubprocess(URL(fileURLWithPath: "/usr/bin/env"), [tool] + arguments, timeout: 120)
-        try #require(output.status == 0, "\(tool) failed: \(output.stderr.suffix(300))")
-        return output
-    }
-
-    static func number(after label: String, in text: String) throws -> Double {
-        let line = try #require(text.split(separator: "\n").last { $0.contains(label) }, "no \(label) in ffmpeg's output")
-        let value = line[line.range(of: label)!.upperBound...].trimmingCharacters(in: .whitespaces)
-        let number = value.split(separator: " ").first.map(String.init) ?? value
-        return number == "-inf" ? -.infinity : try #require(Double(number), "\(label) \(value)")
-    }
-
-    static func levels(_ path: String) async throws -> Levels {
-        let rate = try #require(try await probe(path).sampleRate)
-        let text = try await run("ffmpeg", ["-hide_banner", "-nostats", "-nostdin", "-i", path,
-                                            "-af", "astats=metadata=0:length=0.5,ebur128=peak=true", "-f", "null", "-"]).stderr
-        return Levels(rmsDBFS: try number(after: "RMS level dB:", in: text), samplePeakDBFS: try number(after: "Peak level dB:", in: text),
-                      noiseFloorDBFS: try number(after: "RMS trough dB:", in: text), truePeakDBTP: try number(after: "Peak:", in: text),
-                      integratedLUFS: try number(after: "I:", in: text),
-                      duration: try number(after: "Number of samples:", in: text) / Double(rate))
-    }
-
-    /// The stretches quieter than −50 dB for at least 0.3 s, in order (one running to the end
-    /// ends at the end).
-    static func silences(_ path: String) async throws -> [(start: Double, end: Double)] {
-        let text = try await run("ffmpeg", ["-hide_banner", "-nostats", "-nostdin", "-i", path,
-                                            "-af", "silencedetect=n=-50dB:d=0.3", "-f", "null", "-"]).stderr
-        var spans: [(start: Double, end: Double)] = []
-        var start: Double?
-        for line in text.split(separator: "\n") {
-            if line.contains("silence_start:") { start = try number(after: "silence_start:", in: String(line)) }
-            if line.contains("silence_end:"), let begun = start {
-                spans.append((begun, try number(after: "silence_end:", in: String(line))))
-                start = nil
-            }
-        }
-        return spans
-    }
-
-    static func probe(_ path: String) async throws -> Probe {
-        let streams = try await run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
-                                                "stream=sample_rate,bit_rate,channels", "-of", "json", path]).stdoutData
-        let stream = ((try JSONSerialization.jsonObject(with: streams) as? [String: Any])?["streams"] as? [[String: Any]])?.first ?? [:]
-        let packets = try await run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size",
-                                                "-of", "csv=p=0", path]).stdout
-        let sizes = packets.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 64 << 10) ?? Data()
-        return Probe(sampleRate: (stream["sample_rate"] as? String).flatMap { Int($0) },
-                     bitRate: (stream["bit_rate"] as? String).flatMap { Int($0) }, channels: stream["channels"] as? Int,
-                     packetSizes: sizes, hasInfoHeader: head.range(of: Data("Info".utf8)) != nil && head.range(of: Data("Xing".utf8)) == nil)
     }
 }
