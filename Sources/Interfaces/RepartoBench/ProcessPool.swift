@@ -6,7 +6,9 @@ import Synchronization
 /// Runs commands `processes` at a time on plain threads, as a shell loop per core would.
 enum ProcessPool {
     /// Runs `commands`, `processes` at a time, each to a zero exit; returns the wall time in seconds.
-    static func run(_ commands: [(String, [String])], processes: Int) async throws -> Double {
+    /// Their output is this process's, or, given a `log` (an existing file), discarded with their
+    /// standard error appended to it.
+    static func run(_ commands: [(String, [String])], processes: Int, log: URL? = nil) async throws -> Double {
         let started = ContinuousClock.now
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // Plain threads, as a shell loop per core would run them; nothing here touches the pool.
@@ -16,7 +18,14 @@ enum ProcessPool {
                 DispatchQueue.concurrentPerform(iterations: processes) { _ in
                     while let index = next.take(below: commands.count), failure.error == nil {
                         do {
-                            let status = try ChildProcess.run(commands[index])
+                            let status: Int32
+                            if let log {
+                                let process = try ChildProcess.start(commands[index], log: log)
+                                process.waitUntilExit()
+                                status = process.terminationStatus
+                            } else {
+                                status = try ChildProcess.run(commands[index])
+                            }
                             if status != 0 { failure.record(BenchError("\(commands[index].0) exited \(status)")) }
                         } catch { failure.record(error) }
                     }

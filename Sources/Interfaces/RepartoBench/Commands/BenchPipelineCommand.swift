@@ -5,27 +5,29 @@ import Composition
 import Speech
 
 /// `reparto bench pipeline`: a generated feature-length table read on a coordinator and workers in
-/// this process (``InProcessCluster``) against its engine (espeak-ng or flite) run directly; see
-/// ``PipelineBenchmark``.
+/// this process (``InProcessCluster``) against its engine (espeak-ng, flite or Piper) run directly
+/// and against the by-hand baseline (that run, then ffmpeg and LAME); see ``PipelineBenchmark``.
 struct BenchPipelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipeline",
-        abstract: "Benchmark a feature-length table read against its speech engine run directly.",
+        abstract: "Benchmark a feature-length table read against its speech engine run directly and by hand.",
         discussion: """
             Needs the services (scripts/services up). Each run generates fresh lines, so no audio is reused. \
             The table read is loudness-normalized when ffmpeg is installed (as in production); --formats wav,mp3 \
-            also encodes the MP3.
+            also encodes the MP3. The by-hand baseline is the direct run's files joined with ffmpeg, normalized with \
+            ffmpeg's loudnorm (two passes, -16 LUFS, -1 dBTP) and encoded as the formats asked for (MP3 with LAME).
             """)
 
     @OptionGroup var cluster: ClusterOptions
 
     @Option(help: "Speakable lines in the generated script.") var lines: Int = 1500
-    @Option(help: "Workers (and parallel engine processes for the direct run).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Workers (and parallel engine processes for the direct and by-hand runs).") var workers: Int = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "Speakable lines per generate job.") var linesPerJob: Int = 1
     @Option(help: "Seed of the generated script (default: random).") var seed: UInt64?
-    @Option(help: "The engine the script is cast with and run directly: espeak-ng or flite.") var provider: String = EspeakProvider.providerID
+    @Option(help: "The engine the script is cast with and run directly: espeak-ng, flite or piper.") var provider: String = EspeakProvider.providerID
     @Option(help: "Files the table read delivers: wav (always), mp3, m4b, comma-separated.") var formats: String = "wav"
-    @Flag(help: "Skip the direct run of the engine.") var skipDirect = false
+    @Flag(help: "Skip the direct run of the engine (and the by-hand baseline).") var skipDirect = false
+    @Flag(help: "Skip the by-hand baseline (join, loudnorm and encoding with ffmpeg after the direct run).") var skipByHand = false
     @OptionGroup var libraryPeer: LibraryPeerOption
 
     @Option(help: "Handlers per worker (lines spoken at once by each).") var concurrency: Int = 2
@@ -47,13 +49,14 @@ struct BenchPipelineCommand: AsyncParsableCommand {
         var quiet = cluster.makeLogger("reparto.bench")
         if cluster.logLevel == "info" { quiet.logLevel = .warning }
         let logger = quiet
-        let bench = PipelineBenchmark(lines: lines, seed: seed, engine: PipelineBenchmark.Engine(rawValue: provider) ?? .espeak,
-                                      formats: try AudioFileFormat.list(parsing: formats))
         var environment = cluster
+        let variables = try environment.configuration.variables
+        let bench = PipelineBenchmark(lines: lines, seed: seed, engine: PipelineBenchmark.Engine(rawValue: provider) ?? .espeak,
+                                      formats: try AudioFileFormat.list(parsing: formats), environment: variables)
         environment.namespace = bench.namespace
         let configuration = try environment.configuration
         let workers = self.workers, concurrency = self.concurrency
-        try await bench.run(processes: workers, skipDirect: skipDirect, libraryPeer: libraryPeer.url, linesPerJob: linesPerJob,
+        try await bench.run(processes: workers, skipDirect: skipDirect, skipByHand: skipByHand, libraryPeer: libraryPeer.url, linesPerJob: linesPerJob,
                             timeout: timeout, logger: logger, cluster: { body in
                                 try await InProcessCluster.run(configuration: configuration, workers: workers, concurrency: concurrency,
                                                                namespace: bench.namespace, assetsRoot: bench.assets, logger: logger, body)
