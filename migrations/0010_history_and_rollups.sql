@@ -2,8 +2,8 @@
 --
 -- `jobs` keeps the work that is still to do and what finished recently; the coordinator moves
 -- finished jobs of finished productions (and finished standalone jobs) into `job_history` once
--- they are older than the archive age. History is partitioned: dead jobs in one table (kept
--- longer, pruned by row), succeeded and cancelled ones by day (pruned by dropping whole days).
+-- they are older than the archive age. History is partitioned by state (dead jobs are kept
+-- longer) and then by day: retention drops whole days.
 -- The ops views count from rollups that the runtime's own statements maintain, so they cost what
 -- is on screen instead of growing with history.
 
@@ -11,7 +11,8 @@
 -- ways). A migration that adds a column to `jobs` must add it here too.
 CREATE TABLE job_history (LIKE jobs INCLUDING DEFAULTS) PARTITION BY LIST (state);
 ALTER TABLE job_history ALTER COLUMN finished_at SET NOT NULL;
-CREATE TABLE job_history_dead PARTITION OF job_history FOR VALUES IN ('dead');
+CREATE TABLE job_history_dead PARTITION OF job_history FOR VALUES IN ('dead')
+    PARTITION BY RANGE (finished_at);
 CREATE TABLE job_history_done PARTITION OF job_history FOR VALUES IN ('succeeded', 'cancelled')
     PARTITION BY RANGE (finished_at);
 CREATE INDEX job_history_id ON job_history (id);
@@ -23,15 +24,16 @@ ALTER TABLE job_history ENABLE ROW LEVEL SECURITY;
 ALTER TABLE job_history FORCE ROW LEVEL SECURITY;
 CREATE POLICY job_history_namespace ON job_history USING (reparto_namespace_visible(namespace));
 
--- The day partition of succeeded and cancelled jobs that finished on `day` (UTC), created when
--- first needed: `job_history_done_YYYYMMDD`.
-CREATE FUNCTION reparto_history_partition(day date) RETURNS text
+-- The day partition for jobs in `state` that finished on `day` (UTC), created when first needed:
+-- `job_history_done_YYYYMMDD` (succeeded and cancelled) or `job_history_dead_YYYYMMDD`.
+CREATE FUNCTION reparto_history_partition(day date, state text) RETURNS text
     LANGUAGE plpgsql AS $$
 DECLARE
-    name text := 'job_history_done_' || to_char(day, 'YYYYMMDD');
+    parent text := CASE WHEN state = 'dead' THEN 'job_history_dead' ELSE 'job_history_done' END;
+    name text := parent || '_' || to_char(day, 'YYYYMMDD');
 BEGIN
     IF to_regclass(name) IS NULL THEN
-        EXECUTE format('CREATE TABLE %I PARTITION OF job_history_done FOR VALUES FROM (%L) TO (%L)', name,
+        EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)', name, parent,
                        (day::timestamp AT TIME ZONE 'UTC'), ((day + 1)::timestamp AT TIME ZONE 'UTC'));
     END IF;
     RETURN name;

@@ -87,7 +87,7 @@ struct JobHistoryTests {
             #expect(try await inTable("job_history", id, cluster))
         }
         for id in [young, queued, retrying, runningDone] { #expect(try await inTable("jobs", id, cluster), "\(id) stays hot") }
-        #expect(try await cluster.count("SELECT count(*)::int AS n FROM job_history_dead") == 2, "dead jobs have their own table")
+        #expect(try await cluster.count("SELECT count(*)::int AS n FROM job_history_dead") == 2, "dead jobs have their own partitions")
         #expect(try await archive(cluster, olderThan: 3600) == 0, "nothing is moved twice")
 
         // Everything reads the same as before the move.
@@ -177,7 +177,7 @@ struct JobHistoryTests {
         #expect(try await inTable("job_history", oldDone, cluster), "a dry run removes nothing")
 
         let report = try await cluster.client.prune(policy)
-        #expect(report.historyJobs == 4 && report.historyDays == 1, "one day dropped whole; the shared day loses only our row")
+        #expect(report.historyJobs == 4 && report.historyDays == 2, "a day of done jobs and a day of dead ones dropped whole; the shared day loses only our row")
         for gone in [oldDone, oldCancelled, sharedDayDone, deadOld] { #expect(try await !inTable("job_history", gone, cluster)) }
         for kept in [recentDone, deadKept] { #expect(try await inTable("job_history", kept, cluster)) }
         let survivors = try await cluster.postgres.withConnection { connection in

@@ -127,8 +127,8 @@ struct OpsBenchmark {
             FROM generate_series(1, $1::int4) AS i
             """, [Int32(clamping: productions), span])
         _ = try await postgres.query("""
-            SELECT reparto_history_partition(((now() - make_interval(days => d)) AT TIME ZONE 'UTC')::date)
-            FROM generate_series(0, $1::int4) AS d
+            SELECT reparto_history_partition(((now() - make_interval(days => d)) AT TIME ZONE 'UTC')::date, s)
+            FROM generate_series(0, $1::int4) AS d, unnest(ARRAY['succeeded', 'dead']) AS s
             """, [Int32(clamping: days)])
         let chunk = 1_000_000
         var done = 0

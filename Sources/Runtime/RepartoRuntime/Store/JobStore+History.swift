@@ -31,9 +31,14 @@ extension JobStore {
                 ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE OF j SKIP LOCKED FOR SHARE OF p SKIP LOCKED
                 """, [seconds, Int32(clamping: batch)]))
             guard !rows.isEmpty else { return 0 }
-            let days = Set(rows.filter { $0.string("state") != JobState.dead.rawValue }.compactMap { $0.string("day") })
-            for day in days.sorted() {
-                try connection.query("SELECT reparto_history_partition($1::date)", [day])
+            // The day partitions the batch needs: a dead job's and a done job's day are apart.
+            let partitions = Set(rows.compactMap { row in
+                row.string("day").map { $0 + (row.string("state") == JobState.dead.rawValue ? " dead" : " done") }
+            })
+            for partition in partitions.sorted() {
+                let parts = partition.split(separator: " ").map(String.init)
+                try connection.query("SELECT reparto_history_partition($1::date, $2)",
+                                     [parts[0], parts[1] == "dead" ? JobState.dead.rawValue : JobState.succeeded.rawValue])
             }
             try connection.query("""
                 WITH moved AS (DELETE FROM jobs WHERE id = ANY($1::uuid[]) RETURNING *),
@@ -107,74 +112,63 @@ extension JobStore {
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
-    /// The day partitions of succeeded and cancelled history, oldest first: name and first instant.
+    /// The day partitions of history, oldest first: name, first instant, and whether it holds
+    /// dead jobs (else succeeded and cancelled ones).
     @available(*, noasync)
-    static func historyPartitions(on connection: PostgresConnection) throws -> [(name: String, day: Date)] {
+    static func historyPartitions(on connection: PostgresConnection) throws -> [(name: String, day: Date, dead: Bool)] {
         try connection.query("""
-            SELECT c.relname AS name, extract(epoch FROM to_date(substring(c.relname FROM '(\\d{8})$'), 'YYYYMMDD'))::float8 AS day
+            SELECT c.relname AS name, extract(epoch FROM to_date(substring(c.relname FROM '(\\d{8})$'), 'YYYYMMDD'))::float8 AS day,
+                   i.inhparent = 'job_history_dead'::regclass AS dead
             FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'job_history_done'::regclass AND c.relname ~ '^job_history_done_\\d{8}$'
-            ORDER BY c.relname
+            WHERE i.inhparent IN ('job_history_done'::regclass, 'job_history_dead'::regclass)
+              AND c.relname ~ '^job_history_(done|dead)_\\d{8}$'
+            ORDER BY substring(c.relname FROM '(\\d{8})$'), c.relname
             """).compactMap { row in
             guard let name = row.string("name"), let day = row.double("day") else { return nil }
-            return (name, Date(timeIntervalSince1970: day))
+            return (name, Date(timeIntervalSince1970: day), row.bool("dead") ?? false)
         }
     }
 
-    /// History past `policy`: whole days of succeeded and cancelled jobs that ended before the
-    /// retention's cutoff are dropped (a day another namespace also holds loses only this
-    /// namespace's rows); dead jobs go row by row, up to `batch`; the rollups' days go with them.
-    /// A day is dropped only once all of it is past the cutoff, so up to a day more is kept.
+    /// History past `policy`: each day of succeeded and cancelled jobs that ended before
+    /// `REPARTO_RETENTION`'s cutoff, and each day of dead jobs before `REPARTO_DEAD_RETENTION`'s,
+    /// is dropped whole (a day another namespace also holds loses only this namespace's rows);
+    /// the rollups' days go with them. A day is dropped once all of it is past the cutoff, so up
+    /// to a day more than the retention is kept.
     @available(*, noasync)
-    static func pruneHistory(_ policy: RetentionPolicy, batch: Int, dryRun: Bool, on connection: PostgresConnection) throws -> PruneReport {
+    static func pruneHistory(_ policy: RetentionPolicy, dryRun: Bool, on connection: PostgresConnection) throws -> PruneReport {
         var report = PruneReport()
         let now = Date()
         // The days' counts come from the rollups; folded first, so rows dropped now are not counted again.
         _ = try foldStats(on: connection)
-        if policy.finished.isFinite {
-            let cutoff = now.addingTimeInterval(-policy.finished)
-            for partition in try historyPartitions(on: connection) where partition.day.addingTimeInterval(86_400) <= cutoff {
-                let table = "\"\(partition.name)\""
-                // Whose jobs the day holds, from the rollups (a scan of the day would cost seconds).
-                let holders = try connection.transaction { connection in
-                    try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
-                    return try connection.query("""
-                        SELECT coalesce(sum(n) FILTER (WHERE namespace = reparto_namespace()), 0)::int8 AS own,
-                               count(*) FILTER (WHERE namespace <> reparto_namespace() AND n > 0)::int AS others
-                        FROM job_days_all WHERE day = $1::date AND state IN ('succeeded', 'cancelled')
-                        """, [Self.utcDay(partition.day)]).first
-                }
-                let own = holders?.int("own") ?? 0, others = holders?.int("others") ?? 0
-                report.historyJobs += own
-                guard !dryRun else { continue }
-                if others == 0 {
-                    try connection.query("DROP TABLE IF EXISTS \(table)")
-                    report.historyDays += 1
-                } else if own > 0 {
-                    try connection.query("DELETE FROM \(table) WHERE namespace = reparto_namespace()")
-                }
+        for partition in try historyPartitions(on: connection) {
+            let retention = partition.dead ? policy.dead : policy.finished
+            guard retention.isFinite, partition.day.addingTimeInterval(86_400) <= now.addingTimeInterval(-retention) else { continue }
+            let table = "\"\(partition.name)\""
+            let states = partition.dead ? "('dead')" : "('succeeded', 'cancelled')"
+            // Whose jobs the day holds, from the rollups (a scan of the day would cost seconds).
+            let holders = try connection.transaction { connection in
+                try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
+                return try connection.query("""
+                    SELECT coalesce(sum(n) FILTER (WHERE namespace = reparto_namespace()), 0)::int8 AS own,
+                           count(*) FILTER (WHERE namespace <> reparto_namespace() AND n > 0)::int AS others
+                    FROM job_days_all WHERE day = $1::date AND state IN \(states)
+                    """, [Self.utcDay(partition.day)]).first
             }
-            if !dryRun {
-                try connection.query("""
-                    DELETE FROM job_days WHERE state IN ('succeeded', 'cancelled', 'failed')
-                      AND day < (now() - make_interval(secs => $1::float8)) AT TIME ZONE 'UTC'
-                    """, [policy.finished])
+            let own = holders?.int("own") ?? 0, others = holders?.int("others") ?? 0
+            report.historyJobs += own
+            guard !dryRun else { continue }
+            if others == 0 {
+                try connection.query("DROP TABLE IF EXISTS \(table)")
+                report.historyDays += 1
+            } else if own > 0 {
+                try connection.query("DELETE FROM \(table) WHERE namespace = reparto_namespace()")
             }
         }
-        if policy.dead.isFinite {
-            let condition = "finished_at < now() - make_interval(secs => $1::float8)"
-            if dryRun {
-                report.historyJobs += try connection.query("SELECT count(*)::int AS n FROM job_history WHERE state = 'dead' AND \(condition)",
-                                                           [policy.dead]).first?.int("n") ?? 0
-            } else {
-                report.historyJobs += try connection.query("""
-                    DELETE FROM job_history WHERE state = 'dead' AND id IN (
-                        SELECT id FROM job_history WHERE state = 'dead' AND \(condition) ORDER BY finished_at LIMIT $2::int4)
-                    RETURNING id
-                    """, [policy.dead, Int32(clamping: batch)]).count
+        if !dryRun {
+            for (states, retention) in [("('succeeded', 'cancelled', 'failed')", policy.finished), ("('dead')", policy.dead)] where retention.isFinite {
                 try connection.query("""
-                    DELETE FROM job_days WHERE state = 'dead' AND day < (now() - make_interval(secs => $1::float8)) AT TIME ZONE 'UTC'
-                    """, [policy.dead])
+                    DELETE FROM job_days WHERE state IN \(states) AND day < (now() - make_interval(secs => $1::float8)) AT TIME ZONE 'UTC'
+                    """, [retention])
             }
         }
         return report

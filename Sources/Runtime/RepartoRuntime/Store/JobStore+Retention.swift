@@ -45,12 +45,12 @@ extension JobStore {
                            SELECT p.id FROM productions p WHERE \(productionsWhere(finished: "$1", dead: "$2"))))::int AS production_jobs,
                        (SELECT count(*) FROM workers w WHERE \(workersWhere("$3")))::int AS workers
                 """, [finished, dead, workers]).first
-            var report = try pruneHistory(policy, batch: batch, dryRun: true, on: connection)
+            var report = try pruneHistory(policy, dryRun: true, on: connection)
             (report.jobs, report.productions) = (row?.int("jobs") ?? 0, row?.int("productions") ?? 0)
             (report.productionJobs, report.workers) = (row?.int("production_jobs") ?? 0, row?.int("workers") ?? 0)
             return report
         }
-        var report = try pruneHistory(policy, batch: batch, dryRun: false, on: connection)
+        var report = try pruneHistory(policy, dryRun: false, on: connection)
         report.jobs = try connection.query("""
             DELETE FROM jobs WHERE id IN (
                 SELECT j.id FROM jobs j WHERE \(jobsWhere(finished: "$1", dead: "$2"))
