@@ -63,8 +63,8 @@ extension JobStore {
                 ORDER BY p.finished_at LIMIT $3::int4 FOR UPDATE OF p SKIP LOCKED
                 """, [finished, dead, limit]).compactMap { $0.uuid("id") }
             guard !doomed.isEmpty else { return }
+            // Its archived jobs go with their days (pruneHistory): they all ended before the production did.
             report.productionJobs = try connection.query("DELETE FROM jobs WHERE production_id = ANY($1::uuid[]) RETURNING id", [doomed]).count
-                + connection.query("DELETE FROM job_history WHERE production_id = ANY($1::uuid[]) RETURNING id", [doomed]).count
             // Table-read rows go with the production (ON DELETE CASCADE); documents stay (they are
             // shared by content hash) and lose the link.
             report.productions = try connection.query("DELETE FROM productions WHERE id = ANY($1::uuid[]) RETURNING id", [doomed]).count
