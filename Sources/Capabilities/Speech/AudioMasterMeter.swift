@@ -41,8 +41,8 @@ struct AudioMasterMeter: Sendable {
         self.sampleRate = max(sampleRate, 1)
         self.channels = max(channels, 1)
         loudness = LoudnessMeter(sampleRate: self.sampleRate, channels: self.channels, truePeak: truePeak)
-        noiseWindowFrames = max(Int((levels.noiseFloorWindowSeconds * Double(self.sampleRate)).rounded()), 1)
-        soundWindowFrames = max(Int((Self.soundWindowSeconds * Double(self.sampleRate)).rounded()), 1)
+        noiseWindowFrames = max(Int(min((levels.noiseFloorWindowSeconds * Double(self.sampleRate)).rounded(), Double(Int32.max))), 1)
+        soundWindowFrames = max(Int(min((Self.soundWindowSeconds * Double(self.sampleRate)).rounded(), Double(Int32.max))), 1)
         soundThreshold = pow(10, levels.soundThresholdDBFS / 10)
     }
 

@@ -164,7 +164,7 @@ public final class BookServiceStandIn: Sendable {
         }
         record("api", allowed ? 200 : 429)
         guard !allowed else { return nil }
-        let retry = max(1, Int((1 / rate).rounded(.up)))
+        let retry = max(1, Int(min((1 / rate).rounded(.up), 86_400)))
         return Response(status: .tooManyRequests, headers: [.contentType: "text/html", .retryAfter: "\(retry)"],
                         body: .init(byteBuffer: ByteBuffer(string: "<html><body>429 Too Many Requests</body></html>")))
     }

@@ -15,6 +15,11 @@ import Threading
 /// 3. **encode** the other formats asked for as the pipeline does: MP3 with LAME (ffmpeg's
 ///    `libmp3lame`, VBR quality 4), M4B with ffmpeg's AAC at 64 kbit/s.
 struct ByHandBaseline: Sendable {
+    /// Seconds as whole milliseconds, within 0 to an hour (pauses come from code, but never trap).
+    static func milliseconds(_ seconds: Double) -> Int {
+        seconds.isFinite ? Int((min(max(seconds, 0), 3_600) * 1000).rounded()) : 0
+    }
+
     var ffmpeg: FFmpegTool
     /// Scratch folder (created).
     var directory: URL
@@ -102,9 +107,9 @@ struct ByHandBaseline: Sendable {
         var entries: [(pauseMilliseconds: Int, file: URL)] = []
         for cue in timeline.cues {
             guard let file = fileByLine["\(cue.line.chapterIndex)/\(cue.line.orderIndex)"] else { continue }
-            entries.append((Int((cue.pauseBefore * 1000).rounded()), file))
+            entries.append((Self.milliseconds(cue.pauseBefore), file))
         }
-        let tail = Int((pauses.edge * 1000).rounded())
+        let tail = Self.milliseconds(pauses.edge)
         let (ffmpeg, directory, planned) = (self.ffmpeg, self.directory, entries)
         let joined = directory.appendingPathComponent("joined.wav")
         try await BlockingWork.run {
