@@ -15,16 +15,19 @@ Knobs (environment):
 """
 from __future__ import annotations
 
-import mmap
 import os
-import struct
 import threading
 import time
-import uuid
 
-import dramatiq
-from dramatiq.brokers.rabbitmq import RabbitmqBroker
-from dramatiq.middleware import Middleware
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import dramatiq  # noqa: E402
+from dramatiq.brokers.rabbitmq import RabbitmqBroker  # noqa: E402
+from dramatiq.middleware import Middleware  # noqa: E402
+
+from peerlib.completion import CompletionFiles  # noqa: E402
 
 QUEUE = os.environ.get("DRAMATIQ_BENCH_QUEUE", "dramatiq-bench")
 if QUEUE.startswith("reparto."):
@@ -53,40 +56,22 @@ def _require(name: str) -> str:
 class CompletionRecorder(Middleware):
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.counter: mmap.mmap | None = None
-        self.latencies: int | None = None
-        self.count = 0
-
-    def _open(self, directory: str) -> None:
-        # pid plus a random suffix: a replacement process that reuses a pid never clobbers a count.
-        stem = os.path.join(directory, f"{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        fd = os.open(stem + ".count", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            os.ftruncate(fd, 8)
-            self.counter = mmap.mmap(fd, 8, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        finally:
-            os.close(fd)
-        self.latencies = os.open(stem + ".lat", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.files: CompletionFiles | None = None
 
     def after_process_message(self, broker, message, *, result=None, exception=None) -> None:
         if exception is not None or message.actor_name != ACTOR:
             return
-        finished = time.monotonic_ns()
         with self.lock:  # worker threads share the process's files
-            if self.counter is None:
+            if self.files is None:
                 directory = os.environ.get("DRAMATIQ_BENCH_COUNTER_DIR")
                 if not directory:
                     return
-                self._open(directory)
-            enqueued = message.args[0] if message.args else 0
-            if isinstance(enqueued, int) and enqueued > 0:
-                os.write(self.latencies, struct.pack("<q", finished - enqueued))
-            self.count += 1
-            struct.pack_into("<Q", self.counter, 0, self.count)
+                self.files = CompletionFiles(directory)
+            self.files.finished(message.args[0] if message.args else None)
 
     def before_worker_shutdown(self, broker, worker) -> None:
-        if self.counter is not None:
-            self.counter.flush()
+        if self.files is not None:
+            self.files.flush()
 
 
 broker = RabbitmqBroker(url=_require("REPARTO_AMQP_URL"), confirm_delivery=True)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import struct
 import subprocess
@@ -35,6 +34,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import asyncpg  # noqa: E402
 from pgqueuer.db import AsyncpgDriver  # noqa: E402
@@ -42,6 +42,7 @@ from pgqueuer.queries import Queries  # noqa: E402
 
 import consumer  # noqa: E402
 from consumer import ENTRYPOINT  # noqa: E402
+from peerlib.completion import counted, counter_files, counter_sum, latencies_since, latency_offsets, percentile  # noqa: E402
 
 
 def log(*args) -> None:
@@ -73,59 +74,14 @@ def setup() -> int:
 
 # --- completion recorder files -----------------------------------------------------------------
 
-def counter_files(directory: str) -> int:
-    return sum(1 for name in os.listdir(directory) if name.endswith(".count"))
-
-
-def counter_sum(directory: str) -> int:
-    total = 0
-    for name in os.listdir(directory):
-        if not name.endswith(".count"):
-            continue
-        try:
-            with open(os.path.join(directory, name), "rb") as f:
-                raw = f.read(8)
-        except FileNotFoundError:
-            continue
-        if len(raw) == 8:
-            total += struct.unpack("<Q", raw)[0]
-    return total
-
-
 async def wait_counter(directory: str, target: int, deadline: float, poll: float) -> int:
     while True:
-        total = counter_sum(directory)
-        # Confirm with a second read so a value read mid-store can never stop the clock early.
-        if total >= target and counter_sum(directory) >= target:
+        done, total = counted(directory, target)
+        if done:
             return total
         if time.monotonic() > deadline:
             raise SystemExit(f"timed out: {total} of {target} jobs counted as finished")
         await asyncio.sleep(poll)
-
-
-def latency_offsets(directory: str) -> dict[str, int]:
-    """Bytes already in each latency file: the records of earlier runs (warm-up)."""
-    return {name: os.path.getsize(os.path.join(directory, name))
-            for name in os.listdir(directory) if name.endswith(".lat")}
-
-
-def latencies_since(directory: str, offsets: dict[str, int]) -> list[int]:
-    values: list[int] = []
-    for name in os.listdir(directory):
-        if not name.endswith(".lat"):
-            continue
-        with open(os.path.join(directory, name), "rb") as f:
-            f.seek(offsets.get(name, 0))
-            raw = f.read()
-        whole = len(raw) - len(raw) % 8
-        values.extend(v for (v,) in struct.iter_unpack("<q", raw[:whole]))
-    return values
-
-
-def percentile(sorted_values: list[int], p: float) -> float:
-    """Nearest rank, in milliseconds."""
-    rank = max(1, math.ceil(p / 100 * len(sorted_values)))
-    return sorted_values[rank - 1] / 1e6
 
 
 # --- runs --------------------------------------------------------------------------------------

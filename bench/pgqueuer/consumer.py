@@ -18,19 +18,22 @@ that dies leaves its picked jobs to be re-picked once their heartbeat is stale.
 """
 from __future__ import annotations
 
-import mmap
 import os
 import struct
-import time
 import re
-import uuid
 from contextlib import asynccontextmanager
 from urllib.parse import urlsplit, urlunsplit
 
-import asyncpg
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import asyncpg  # noqa: E402
 from pgqueuer import PgQueuer
 from pgqueuer.db import AsyncpgDriver
-from pgqueuer.models import Job
+from pgqueuer.models import Job  # noqa: E402
+
+from peerlib.completion import CompletionFiles  # noqa: E402
 
 ENTRYPOINT = "bench_noop"
 
@@ -71,32 +74,11 @@ def bench_dsn() -> str:
 # process on the machine); the latency enqueue→finish in nanoseconds is appended to
 # <dir>/<pid>-<random>.lat *before* the count moves. The files are created when the process
 # starts, so bench.py can wait for every worker process.
-class CompletionRecorder:
-    def __init__(self, directory: str) -> None:
-        stem = os.path.join(directory, f"{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        fd = os.open(stem + ".count", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            os.ftruncate(fd, 8)
-            self.counter = mmap.mmap(fd, 8, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        finally:
-            os.close(fd)
-        self.latencies = os.open(stem + ".lat", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        self.count = 0
-
-    def finished(self, payload: bytes | None) -> None:
-        now = time.monotonic_ns()
-        if payload is not None and len(payload) == 8:
-            (enqueued,) = struct.unpack("<q", payload)
-            if enqueued > 0:
-                os.write(self.latencies, struct.pack("<q", now - enqueued))
-        # One event loop per process: no other writer between these lines.
-        self.count += 1
-        struct.pack_into("<Q", self.counter, 0, self.count)
-
-    def close(self) -> None:
-        self.counter.flush()
-        self.counter.close()
-        os.close(self.latencies)
+class CompletionRecorder(CompletionFiles):
+    def finished(self, payload: bytes | None) -> None:  # type: ignore[override]
+        # One event loop per process: no other writer between these calls.
+        enqueued = struct.unpack("<q", payload)[0] if payload is not None and len(payload) == 8 else None
+        super().finished(enqueued)
 
 
 @asynccontextmanager
