@@ -39,16 +39,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import struct
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from kombu import Queue  # noqa: E402
 
 import tasks  # noqa: E402
 from tasks import app, noop, noop_stored  # noqa: E402
+from peerlib.completion import counter_sum, wait_counter  # noqa: E402
 
 
 def log(*args) -> None:
@@ -83,34 +84,6 @@ def wait_for_consumer(conn, timeout: float) -> None:
 
 def purge(conn) -> int:
     return Queue(tasks.QUEUE, channel=conn.default_channel).purge() or 0
-
-
-# --- completion counter (backend none) ---------------------------------------------------------
-
-def counter_sum(directory: str) -> int:
-    total = 0
-    for name in os.listdir(directory):
-        if not name.endswith(".count"):
-            continue
-        try:
-            with open(os.path.join(directory, name), "rb") as f:
-                raw = f.read(8)
-        except FileNotFoundError:
-            continue
-        if len(raw) == 8:
-            total += struct.unpack("<Q", raw)[0]
-    return total
-
-
-def wait_counter(directory: str, target: int, deadline: float, poll: float) -> int:
-    while True:
-        total = counter_sum(directory)
-        # Confirm with a second read so a value read mid-store can never stop the clock early.
-        if total >= target and counter_sum(directory) >= target:
-            return total
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out: {total} of {target} tasks counted as finished")
-        time.sleep(poll)
 
 
 # --- runs --------------------------------------------------------------------------------------

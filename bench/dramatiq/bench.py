@@ -34,7 +34,7 @@ import pika  # noqa: E402
 
 import actors  # noqa: E402
 from actors import broker, noop  # noqa: E402
-from peerlib.completion import counted, counter_sum, latencies_since, latency_offsets, percentile  # noqa: E402
+from peerlib.completion import counter_sum, latency_offsets, latency_summary, wait_counter  # noqa: E402
 
 
 def log(*args) -> None:
@@ -64,20 +64,6 @@ def wait_for_consumers(count: int, timeout: float) -> None:
             raise SystemExit(f"no {count} workers consuming {actors.QUEUE!r} after {timeout}s ({why})")
         time.sleep(0.1)
 
-
-# --- completion recorder files: bench/peerlib/completion.py --------------------------------------
-
-def wait_counter(directory: str, target: int, deadline: float, poll: float) -> int:
-    while True:
-        done, total = counted(directory, target)
-        if done:
-            return total
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out: {total} of {target} jobs counted as finished")
-        time.sleep(poll)
-
-
-# --- runs --------------------------------------------------------------------------------------
 
 def send_flat(n: int) -> None:
     for _ in range(n):
@@ -127,14 +113,7 @@ def run(n: int, args) -> dict:
     if ready != 0 or done != n:
         raise SystemExit(f"inconsistent end state: {ready} messages still ready, "
                          f"{done} executions for {n} jobs")
-    lat = sorted(latencies_since(directory, offsets))
-    if len(lat) != n:
-        raise SystemExit(f"{len(lat)} latencies recorded for {n} jobs")
-    return {
-        "seconds": t1 - t0, "publish_seconds": t_pub - t0,
-        "p50_ms": percentile(lat, 50), "p90_ms": percentile(lat, 90),
-        "p99_ms": percentile(lat, 99), "max_ms": lat[-1] / 1e6,
-    }
+    return {"seconds": t1 - t0, "publish_seconds": t_pub - t0, **latency_summary(directory, offsets, n)}
 
 
 def main() -> int:

@@ -69,6 +69,17 @@ def counted(directory: str, target: int) -> tuple[bool, int]:
     return total >= target and counter_sum(directory) >= target, total
 
 
+def wait_counter(directory: str, target: int, deadline: float, poll: float) -> int:
+    """Blocks until the workers counted `target` jobs; past `deadline` (monotonic) the run fails."""
+    while True:
+        done, total = counted(directory, target)
+        if done:
+            return total
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out: {total} of {target} jobs counted as finished")
+        time.sleep(poll)
+
+
 def latency_offsets(directory: str) -> dict[str, int]:
     """Bytes already in each latency file: the records of earlier runs (warm-up)."""
     return {name: os.path.getsize(os.path.join(directory, name))
@@ -92,3 +103,12 @@ def percentile(sorted_values: list[int], p: float) -> float:
     """Nearest rank, in milliseconds."""
     rank = max(1, math.ceil(p / 100 * len(sorted_values)))
     return sorted_values[rank - 1] / 1e6
+
+
+def latency_summary(directory: str, offsets: dict[str, int], jobs: int) -> dict[str, float]:
+    """p50, p90, p99 and max (ms) of the timed run's `jobs` latencies; fewer or more recorded fails the run."""
+    lat = sorted(latencies_since(directory, offsets))
+    if len(lat) != jobs:
+        raise SystemExit(f"{len(lat)} latencies recorded for {jobs} jobs")
+    return {"p50_ms": percentile(lat, 50), "p90_ms": percentile(lat, 90),
+            "p99_ms": percentile(lat, 99), "max_ms": lat[-1] / 1e6}

@@ -42,7 +42,7 @@ from pgqueuer.queries import Queries  # noqa: E402
 
 import consumer  # noqa: E402
 from consumer import ENTRYPOINT  # noqa: E402
-from peerlib.completion import counted, counter_files, counter_sum, latencies_since, latency_offsets, percentile  # noqa: E402
+from peerlib.completion import counted, counter_files, counter_sum, latency_offsets, latency_summary  # noqa: E402
 
 
 def log(*args) -> None:
@@ -172,14 +172,9 @@ async def run(args) -> dict:
     done = counter_sum(directory) - base
     if done != args.tasks:
         raise SystemExit(f"inconsistent end state: {done} executions for {args.tasks} jobs")
-    lat = sorted(latencies_since(directory, offsets))
-    if len(lat) != args.tasks:
-        raise SystemExit(f"{len(lat)} latencies recorded for {args.tasks} jobs")
     return {
         "seconds": t1 - t0, "publish_seconds": t_pub - t0, "settle_seconds": settle,
-        "p50_ms": percentile(lat, 50), "p90_ms": percentile(lat, 90),
-        "p99_ms": percentile(lat, 99), "max_ms": lat[-1] / 1e6,
-        "synchronous_commit": synchronous_commit,
+        **latency_summary(directory, offsets, args.tasks), "synchronous_commit": synchronous_commit,
     }
 
 
