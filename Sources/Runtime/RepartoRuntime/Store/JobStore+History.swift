@@ -42,18 +42,27 @@ extension JobStore {
             }
             try connection.query("""
                 WITH moved AS (DELETE FROM jobs WHERE id = ANY($1::uuid[]) RETURNING *),
-                counted AS (
-                    UPDATE productions p SET archived_total = p.archived_total + c.total,
-                           archived_succeeded = p.archived_succeeded + c.succeeded,
-                           archived_dead = p.archived_dead + c.dead, archived_cancelled = p.archived_cancelled + c.cancelled
-                    FROM (SELECT production_id, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
-                                 count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-                          FROM moved WHERE production_id IS NOT NULL GROUP BY production_id) c
-                    WHERE p.id = c.production_id)
+                \(archivedCounts("+"))
                 INSERT INTO job_history SELECT * FROM moved
                 """, [rows.compactMap { $0.uuid("id") }])
             return rows.count
         }
+    }
+
+    /// The CTE `counted` that adds (`+`) or takes off (`-`) the jobs of `moved` to their
+    /// productions' archived counts: the one shape both directions of the move share.
+    private static func archivedCounts(_ sign: String) -> String {
+        precondition(sign == "+" || sign == "-")
+        return """
+            counted AS (
+                UPDATE productions p SET archived_total = p.archived_total \(sign) c.total,
+                       archived_succeeded = p.archived_succeeded \(sign) c.succeeded,
+                       archived_dead = p.archived_dead \(sign) c.dead, archived_cancelled = p.archived_cancelled \(sign) c.cancelled
+                FROM (SELECT production_id, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                             count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+                      FROM moved WHERE production_id IS NOT NULL GROUP BY production_id) c
+                WHERE p.id = c.production_id)
+            """
     }
 
     /// Brings archived jobs back into `jobs` (before a retry): the jobs `ids` that are dead or
@@ -65,14 +74,7 @@ extension JobStore {
                 DELETE FROM job_history
                 WHERE (id = ANY($1::uuid[]) AND state IN \(JobLifecycle.sqlList(JobLifecycle.retryable))) OR production_id = $2
                 RETURNING *),
-            counted AS (
-                UPDATE productions p SET archived_total = p.archived_total - c.total,
-                       archived_succeeded = p.archived_succeeded - c.succeeded,
-                       archived_dead = p.archived_dead - c.dead, archived_cancelled = p.archived_cancelled - c.cancelled
-                FROM (SELECT production_id, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
-                             count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-                      FROM moved WHERE production_id IS NOT NULL GROUP BY production_id) c
-                WHERE p.id = c.production_id)
+            \(archivedCounts("-"))
             INSERT INTO jobs SELECT * FROM moved
             RETURNING id
             """, [ids, production]).count
