@@ -65,6 +65,9 @@ final class BookServicesStandIn: @unchecked Sendable {
         lock.withLock { seen.filter { $0.path != "cover" }.map { ($0.at, $0.status) } }
     }
     var covers: [Int] { lock.withLock { seen.filter { $0.path == "cover" }.map(\.status) } }
+    /// The paths of the cover requests (`/b/id/<id>-L.jpg`), in order.
+    var coverPaths: [String] { lock.withLock { coverRequests } }
+    private var coverRequests: [String] = []
 
     private func now() -> Double {
         let elapsed = ContinuousClock.now - started
@@ -91,6 +94,7 @@ final class BookServicesStandIn: @unchecked Sendable {
         if request.path.hasPrefix("/b/id/") {
             let fault: FakeHTTPServer.Reply? = lock.withLock {
                 seen.append((now(), "cover", faults.isEmpty ? 200 : 403))
+                coverRequests.append(request.path)
                 return faults.isEmpty ? nil : faults.removeFirst()
             }
             if let fault { return fault }

@@ -55,7 +55,15 @@ struct BookServicesTests {
         let api = standIn.api
         #expect(api.filter { $0.status == 200 }.count == 24, "one answered request a book")
         #expect(api.allSatisfy { $0.status == 200 || $0.status == 429 })
-        #expect(standIn.covers.count == 24, "covers by id, not limited: \(standIn.covers.count)")
+        // Each book's cover by its id, none refused (covers by id are not limited). A job attempt
+        // that ended early (a refusal's "retry at", a retry) did its books again, covers included:
+        // at most three more cover requests for each such attempt.
+        #expect(Set(standIn.coverPaths) == Set((0..<24).map { "/b/id/\(7_000 + $0)-L.jpg" }), "\(standIn.coverPaths)")
+        #expect(standIn.covers.allSatisfy { $0 == 200 })
+        let repeated = try await cluster.count("""
+            SELECT coalesce(sum(attempts - 1 + rate_limited), 0)::int AS n FROM all_jobs WHERE kind = 'book-import.enrich'
+            """)
+        #expect(standIn.covers.count <= 24 + 3 * repeated, "covers: \(standIn.covers.count), repeated job attempts: \(repeated)")
 
         // Without a limit (a cluster of its own) the jobs ask faster than the stand-in allows: it
         // refuses, the jobs retry at its Retry-After, and every book is enriched all the same.
