@@ -29,4 +29,20 @@ struct BenchmarkReadsTests {
         #expect(try await BenchmarkReads.productionSeconds(production, on: cluster.postgres) == 12.5)
         await cluster.shutdown()
     }
+
+    @Test func aProductionHasActiveJobsUntilItsLastOneIsFinal() async throws {
+        let cluster = try await TestCluster.make()
+        let production = try await cluster.client.createProduction(name: "probe")
+        #expect(try await BenchmarkReads.hasActiveJobs(production: production, on: cluster.postgres) == false)
+        let first = try await cluster.client.enqueue(NoopJob(), options: JobOptions(productionID: production))
+        let second = try await cluster.client.enqueue(NoopJob(), options: JobOptions(productionID: production))
+        #expect(try await BenchmarkReads.hasActiveJobs(production: production, on: cluster.postgres))
+        // One succeeded, the other failed and waiting for its retry: still active.
+        _ = try await cluster.postgres.query("UPDATE jobs SET state = 'succeeded', finished_at = now() WHERE id = $1", [first])
+        _ = try await cluster.postgres.query("UPDATE jobs SET state = 'failed', finished_at = now() WHERE id = $1", [second])
+        #expect(try await BenchmarkReads.hasActiveJobs(production: production, on: cluster.postgres))
+        _ = try await cluster.postgres.query("UPDATE jobs SET state = 'dead' WHERE id = $1", [second])
+        #expect(try await BenchmarkReads.hasActiveJobs(production: production, on: cluster.postgres) == false)
+        await cluster.shutdown()
+    }
 }

@@ -57,9 +57,14 @@ public struct JobsBenchmark: Sendable {
             while sent < count { try await enqueue(min(batch, count - sent)) }
         }
         let enqueued = clock.now - start
-        // Every job final (the production's own state needs a coordinator; this does not).
-        _ = try await client.awaitProduction(production, timeout: timeout, logger: logger) { progress in
-            progress.total > 0 && progress.done >= progress.total
+        // Every job final (the production's own state needs a coordinator; this does not). A
+        // probe every 250 ms: the figures are PostgreSQL's timestamps, not when this looked.
+        let deadline = clock.now + .seconds(timeout)
+        while try await BenchmarkReads.hasActiveJobs(production: production, on: postgres) {
+            guard clock.now < deadline else {
+                throw RepartoError.timeout("the benchmark's \(count) jobs did not all finish within \(timeout) s")
+            }
+            try await Task.sleep(for: .milliseconds(250))
         }
         let cpu = ProcessCPUBreakdown.now().spent(since: cpuBefore)
         var report = try await JobsBenchReport.load(production: production, enqueueSeconds: enqueued / .seconds(1), on: postgres)
