@@ -109,7 +109,7 @@ import Testing
     @Test func aJobRunningOnALiveWorkerIsNotClaimedByAnother() async throws {
         let harness = Harness()
         let other = WorkerIdentity(queues: ["default"], concurrency: 1, heartbeatInterval: 2)
-        _ = try await harness.storage.heartbeat(other, succeeded: 0, failed: 0, inFlight: 1, local: [])
+        _ = try await harness.storage.heartbeat(other, succeeded: 0, failed: 0, inFlight: 1, local: [], held: [:])
         let id = harness.storage.insert(kind: NoopJob.kind)
         harness.storage.update(id) { $0.state = .running; $0.attempts = 1; $0.workerID = other.id }
         let delivery = harness.transport.deliver(id.uuidString, redelivered: true)

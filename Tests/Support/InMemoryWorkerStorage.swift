@@ -28,6 +28,7 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         var rows: [UUID: Row] = [:]
         var alive: Set<String> = []
         var stopped: [String: (succeeded: Int, failed: Int)] = [:]
+        var held: [String: [String: Int]] = [:]
     }
 
     private let state = Mutex(State())
@@ -55,6 +56,9 @@ public final class InMemoryWorkerStorage: WorkerStorage {
 
     /// The final counts the worker recorded when it stopped, if it did.
     public func stopped(_ workerID: String) -> (succeeded: Int, failed: Int)? { state.withLock { $0.stopped[workerID] } }
+
+    /// The held deliveries per routing key the worker reported with its last heartbeat, if any.
+    public func held(_ workerID: String) -> [String: Int]? { state.withLock { $0.held[workerID] } }
 
     public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
         state.withLock { state in
@@ -94,9 +98,10 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     }
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                          local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID]) {
+                          local: [UUID], held: [String: Int]) async throws -> (cancel: [UUID], lost: [UUID]) {
         state.withLock { state in
             state.alive.insert(worker.id)
+            state.held[worker.id] = held
             state.stopped[worker.id] = nil
             var cancel: [UUID] = [], lost: [UUID] = []
             for row in state.rows.values {

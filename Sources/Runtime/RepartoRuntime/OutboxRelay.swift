@@ -234,25 +234,38 @@ public final class OutboxRelay: Sendable {
     }
 
     /// Compares, per queue, the jobs waiting in the database since their publish with the
-    /// broker's ready messages and marks the difference (oldest first) to be published again.
-    /// Returns true when the broker channel was closed by a missing queue (reconnect first).
+    /// broker's ready messages and the deliveries workers hold unclaimed, and marks the difference
+    /// (oldest first) to be published again. Returns true when the broker channel was closed by a
+    /// missing queue (reconnect first).
     @available(*, noasync)
     private func republishLost(db: PostgresConnection, mq: AMQPConnection) throws -> Bool {
         for (queue, waiting) in try JobStore.publishedWaitingByQueue(olderThan: lostGrace, on: db) {
             // nil: the queue was deleted, and every waiting job's message went with it.
             let count = try readyMessages(in: queue, on: mq)
             let ready = count ?? 0
-            if ready < waiting {
-                let marked = try JobStore.republish(queue: queue, count: waiting - ready, olderThan: lostGrace, on: db)
+            let held = count == nil ? 0
+                : try JobStore.heldDeliveries(routingKey: JobTopology.routingKey(queue, namespace: namespace), on: db)
+            let lost = Self.lostMessages(waiting: waiting, ready: ready, held: held)
+            if lost > 0 {
+                let marked = try JobStore.republish(queue: queue, count: lost, olderThan: lostGrace, on: db)
                 if marked > 0 {
                     logger.warning("the broker lost published jobs; publishing them again", metadata: [
-                        "queue": "\(queue)", "waiting": "\(waiting)", "broker_ready": "\(ready)", "republished": "\(marked)"])
+                        "queue": "\(queue)", "waiting": "\(waiting)", "broker_ready": "\(ready)", "held_by_workers": "\(held)",
+                        "republished": "\(marked)"])
                     Counter(label: "reparto_outbox_republished_total").increment(by: marked)
                 }
             }
             if count == nil { return true }
         }
         return false
+    }
+
+    /// How many of a queue's `waiting` published jobs have no message: those neither ready in the
+    /// broker's queue nor held unclaimed by a worker. Held counts are up to a heartbeat old: a
+    /// count too high only leaves a lost message for a later comparison, one too low publishes a
+    /// job twice (the duplicate is dropped at claim).
+    static func lostMessages(waiting: Int, ready: Int, held: Int) -> Int {
+        max(0, waiting - ready - max(0, held))
     }
 
     /// The ready messages of a queue, or nil when the broker has no such queue (which closes the

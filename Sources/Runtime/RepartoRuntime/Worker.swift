@@ -417,12 +417,15 @@ public final class Worker: Service, Sendable {
     }
 
     private func heartbeatOnce() async throws -> (cancel: [UUID], lost: [UUID]) {
-        let (succeeded, failed, local) = state.withLock { ($0.succeeded, $0.failed, Array($0.running.keys)) }
+        let (succeeded, failed, local, held) = state.withLock { state in
+            (state.succeeded, state.failed, Array(state.running.keys),
+             state.pending.reduce(into: [String: Int]()) { $0[$1.delivery.routingKey, default: 0] += 1 })
+        }
         let identity = self.identity
         Gauge(label: "reparto_jobs_in_flight").record(local.count)
         do {
             let cancel = try await storage.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count,
-                                                     local: local)
+                                                     local: local, held: held)
             health.markUp(.workerDatabase)
             return cancel
         } catch {

@@ -14,8 +14,9 @@ public protocol WorkerStorage: Sendable {
     /// effect failures were turned into failures.
     func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
     /// Records the worker alive; returns its running jobs to cancel and the local jobs it lost.
+    /// `held`: per routing key, the deliveries the worker holds unclaimed (``Worker``'s pending ones).
     func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                   local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID])
+                   local: [UUID], held: [String: Int]) async throws -> (cancel: [UUID], lost: [UUID])
     /// Records the worker stopped, with its final counts.
     func markStopped(workerID: String, succeeded: Int, failed: Int) async throws
     /// Records what the coordinator's rescue needs to know of the kinds this worker runs (their
@@ -69,9 +70,10 @@ public struct PostgresWorkerStorage: WorkerStorage {
     }
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                          local: [UUID]) async throws -> (cancel: [UUID], lost: [UUID]) {
+                          local: [UUID], held: [String: Int]) async throws -> (cancel: [UUID], lost: [UUID]) {
         try await heartbeats.withConnection {
-            try JobStore.heartbeat(worker, succeeded: succeeded, failed: failed, inFlight: inFlight, local: local, on: $0)
+            try JobStore.heartbeat(worker, succeeded: succeeded, failed: failed, inFlight: inFlight, local: local,
+                                   held: held, on: $0)
         }
     }
 

@@ -75,6 +75,15 @@ extension JobStore {
             }
     }
 
+    /// The deliveries of `routingKey` that live workers hold unclaimed, as their last heartbeats
+    /// reported them: not ready in the broker's queue, and not lost.
+    @available(*, noasync)
+    static func heldDeliveries(routingKey: String, on connection: PostgresConnection) throws -> Int {
+        try connection.query(prepared: """
+            SELECT coalesce(sum((w.held ->> $1)::bigint), 0)::bigint AS n FROM workers w WHERE reparto_worker_alive(w)
+            """, [routingKey]).first?.int("n") ?? 0
+    }
+
     /// Marks the `count` oldest published jobs waiting in `queue` to be published again.
     @available(*, noasync)
     static func republish(queue: String, count: Int, olderThan seconds: Double, on connection: PostgresConnection) throws -> Int {

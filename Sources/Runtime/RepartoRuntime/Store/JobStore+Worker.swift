@@ -199,17 +199,19 @@ extension JobStore {
     /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was
     /// requested (`cancel`), and of the jobs it still runs (`local`) that are no longer its own
     /// (`lost`): rescued by a coordinator that took a late heartbeat for a dead worker's, then
-    /// finished, cancelled or claimed elsewhere.
+    /// finished, cancelled or claimed elsewhere. `held`: per routing key, the deliveries the worker
+    /// holds unclaimed (see ``heldDeliveries(routingKey:on:)``).
     @available(*, noasync)
     static func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int, local: [UUID],
-                          on connection: PostgresConnection) throws -> (cancel: [UUID], lost: [UUID]) {
+                          held: [String: Int] = [:], on connection: PostgresConnection) throws -> (cancel: [UUID], lost: [UUID]) {
+        let heldJSON = PostgresJSON(try JSONEncoder().encode(held))
         try connection.query(prepared: """
-            INSERT INTO workers (id, host, pid, queues, concurrency, heartbeat_interval_ms, jobs_succeeded, jobs_failed, in_flight)
-            VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9)
+            INSERT INTO workers (id, host, pid, queues, concurrency, heartbeat_interval_ms, jobs_succeeded, jobs_failed, in_flight, held)
+            VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10::jsonb)
             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), stopped_at = NULL, jobs_succeeded = EXCLUDED.jobs_succeeded,
-                jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight
+                jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight, held = EXCLUDED.held
             """, [worker.id, worker.host, Int32(worker.pid), worker.queues, worker.concurrency,
-                  Int32(worker.heartbeatInterval * 1000), succeeded, failed, inFlight])
+                  Int32(worker.heartbeatInterval * 1000), succeeded, failed, inFlight, heldJSON])
         let rows = try connection.query(prepared: """
             SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
             WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
@@ -224,7 +226,7 @@ extension JobStore {
     static func markStopped(workerID: String, succeeded: Int, failed: Int, on connection: PostgresConnection) throws {
         // The last heartbeat is up to an interval old: record the final counts too.
         try connection.query("""
-            UPDATE workers SET stopped_at = now(), in_flight = 0, jobs_succeeded = $2, jobs_failed = $3 WHERE id = $1
+            UPDATE workers SET stopped_at = now(), in_flight = 0, held = '{}', jobs_succeeded = $2, jobs_failed = $3 WHERE id = $1
             """, [workerID, succeeded, failed])
     }
 }
