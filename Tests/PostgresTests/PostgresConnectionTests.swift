@@ -263,6 +263,31 @@ struct Payload: Codable, Equatable {
         }
     }
 
+    @Test func transactionSettingsLastForTheTransactionAndABadOneLeavesNoneOpen() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let show = { (name: String) in try connection.query("SHOW \(name)").first?.string(name) }
+            let inside = try connection.transaction(settings: ["synchronous_commit": "off", "plan_cache_mode": "force_generic_plan"]) { _ in
+                (try show("synchronous_commit"), try show("plan_cache_mode"))
+            }
+            #expect(inside.0 == "off")
+            #expect(inside.1 == "force_generic_plan")
+            #expect(try show("synchronous_commit") == "on")
+            #expect(try show("plan_cache_mode") == "auto")
+            // Nested: the savepoint's transaction takes them too.
+            let nested = try connection.transaction { tx in
+                try tx.transaction(settings: ["synchronous_commit": "off"]) { _ in try show("synchronous_commit") }
+            }
+            #expect(nested == "off")
+            #expect(throws: PostgresError.self) {
+                try connection.transaction(settings: ["synchronous_commit": "sometimes"]) { _ in "ran" }
+            }
+            #expect(!connection.isInTransaction)
+            #expect(try show("synchronous_commit") == "on")
+        }
+    }
+
     @Test func listenAndNotifyRoundTrip() async throws {
         try await onThread {
             let listener = try connect()

@@ -51,12 +51,14 @@ public final class PostgresClient: Sendable {
     }
 
     /// Runs `body` inside a transaction on a pooled connection (see
-    /// ``PostgresConnection/transaction(_:)``): committed when it returns, rolled back when it throws.
+    /// ``PostgresConnection/transaction(settings:_:)``): committed when it returns, rolled back when it throws.
+    /// - Parameter settings: `SET LOCAL`s sent with the `BEGIN` (``PostgresConnection/transaction(settings:_:)``).
     public func withTransaction<T: Sendable>(
+        settings: KeyValuePairs<String, String> = [:],
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
         try await withConnection { connection in
-            try connection.transaction(body)
+            try connection.transaction(settings: settings, body)
         }
     }
 

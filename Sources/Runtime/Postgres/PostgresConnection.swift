@@ -310,13 +310,26 @@ public final class PostgresConnection {
     /// Nested calls use a savepoint. If the body swallowed a statement error (the transaction is
     /// aborted), this rolls back and throws a ``PostgresError`` with SQLSTATE 25P02 instead of
     /// pretending to commit.
+    /// - Parameter settings: `SET LOCAL name TO value` for the transaction, sent with its `BEGIN`
+    ///   in one round trip (names and values are the caller's constants: letters, digits, `_`).
     @available(*, noasync)
-    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    public func transaction<T>(settings: KeyValuePairs<String, String> = [:],
+                               _ body: (PostgresConnection) throws -> T) throws -> T {
         let handle = try openHandle()
+        let setLocal = settings.map { name, value in
+            precondition(Self.isPlainWord(name) && Self.isPlainWord(value), "a transaction setting must be a plain word")
+            return "; SET LOCAL \(name) TO \(value)"
+        }.joined()
         if PQtransactionStatus(handle) != PQTRANS_IDLE {
+            if !setLocal.isEmpty { try execute(String(setLocal.dropFirst(2))) }
             return try savepoint(body)
         }
-        try execute("BEGIN")
+        do {
+            try execute("BEGIN" + setLocal)
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
         let value: T
         do {
             value = try body(self)
@@ -333,6 +346,10 @@ public final class PostgresConnection {
         }
         try execute("COMMIT")
         return value
+    }
+
+    private static func isPlainWord(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
     }
 
     private func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {

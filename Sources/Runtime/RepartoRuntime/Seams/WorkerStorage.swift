@@ -52,16 +52,19 @@ public struct PostgresWorkerStorage: WorkerStorage {
         // lost in a database crash leaves the job queued, its message unacked and redelivered.
         // Its statements take the generic plan: planning a claim cost more than running it, and
         // the plan is the same (the primary key) whatever the ids.
-        let (claimed, deferred) = try await postgres.withTransaction { connection in
-            try connection.execute("SET LOCAL synchronous_commit TO off; SET LOCAL plan_cache_mode TO force_generic_plan")
-            return try JobStore.claim(ids, workerID: workerID, defaultLimits: defaults, on: connection)
+        // The settings go with the BEGIN: a round trip each cost the database more than the claim.
+        let (claimed, deferred) = try await postgres.withTransaction(
+            settings: ["synchronous_commit": "off", "plan_cache_mode": "force_generic_plan"]) { connection in
+            try JobStore.claim(ids, workerID: workerID, defaultLimits: defaults, on: connection)
         }
         if deferred > 0 { Counter(label: "reparto_jobs_deferred_total").increment(by: deferred) }
         return claimed
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
-        let (final, progressed) = try await postgres.withTransaction { try JobStore.completeDeferringProgress(outcomes, on: $0) }
+        let (final, progressed) = try await postgres.withTransaction(settings: ["plan_cache_mode": "force_generic_plan"]) {
+            try JobStore.completeDeferringProgress(outcomes, genericPlansSet: true, on: $0)
+        }
         // After the commit, so notifying does not hold the notification lock through its flush.
         // A notification lost to a connection failure here only delays a watcher until its next
         // poll and the coordinator until its next tick.

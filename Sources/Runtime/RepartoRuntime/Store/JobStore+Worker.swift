@@ -86,10 +86,13 @@ extension JobStore {
     /// notification lock through its commit, WAL flush included, so every worker's completions
     /// (and every producer's enqueues) would queue behind each other's flushes.
     @available(*, noasync)
-    static func completeDeferringProgress(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws
+    /// - Parameter genericPlansSet: the transaction already plans generically (set with its
+    ///   `BEGIN`), so the completion statement needs no `SET LOCAL` round trip of its own.
+    static func completeDeferringProgress(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
+                                          on connection: PostgresConnection) throws
         -> (outcomes: [JobOutcome], progressed: Set<String>) {
         guard !outcomes.isEmpty else { return ([], []) }
-        let (applied, progressed) = try applyOutcomes(outcomes, on: connection)
+        let (applied, progressed) = try applyOutcomes(outcomes, genericPlansSet: genericPlansSet, on: connection)
         var final: [JobOutcome] = []
         var replacements: [JobOutcome] = []
         for outcome in outcomes where applied.contains(outcome.id) {
@@ -127,13 +130,14 @@ extension JobStore {
     }
 
     @available(*, noasync)
-    private static func applyOutcomes(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws
+    private static func applyOutcomes(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
+                                      on connection: PostgresConnection) throws
         -> (applied: Set<UUID>, progressed: Set<String>) {
         // A rescheduled outcome ("retry at") is queued again like a hand-back, but published by
         // the relay at its instant instead of being requeued to the broker.
         // Planned once per connection: re-planning cost more than running it (it stays the primary
         // key's nested loop whatever the batch, which ClaimPlanTests checks).
-        try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan")
+        if !genericPlansSet { try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan") }
         let rows = try connection.query(prepared: completionStatement, [
                 outcomes.map(\.id),
                 outcomes.map { Int32($0.attempt) },
