@@ -21,11 +21,10 @@ extension JobStore {
             }
     }
 
+    /// Clears the publish flag of jobs the broker confirmed (in the relay's transaction, which
+    /// commits without waiting for the WAL flush).
     @available(*, noasync)
     static func markPublished(_ ids: [UUID], on connection: PostgresConnection) throws {
-        // Losing this mark in a crash only republishes (consumers drop duplicates at claim time),
-        // so it need not wait for the WAL flush.
-        try connection.execute("SET LOCAL synchronous_commit TO off")
         try connection.query(prepared: "UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
     }
 
