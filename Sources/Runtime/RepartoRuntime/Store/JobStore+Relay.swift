@@ -4,9 +4,9 @@ import Postgres
 // The outbox relay.
 extension JobStore {
     /// Locks up to `limit` due, unpublished jobs for this transaction (other relays skip them).
-    @available(*, noasync)
     /// - Parameter overdueBy: only entries due for at least this many seconds (a standby relay's
     ///   share: what the leading relay has not published in that time).
+    @available(*, noasync)
     static func takeOutbox(limit: Int, overdueBy: Double = 0, on connection: PostgresConnection) throws -> [OutboxEntry] {
         try connection.query(prepared: """
             SELECT id, kind, queue, priority FROM jobs

@@ -85,9 +85,9 @@ extension JobStore {
     /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
     /// notification lock through its commit, WAL flush included, so every worker's completions
     /// (and every producer's enqueues) would queue behind each other's flushes.
-    @available(*, noasync)
     /// - Parameter genericPlansSet: the transaction already plans generically (set with its
     ///   `BEGIN`), so the completion statement needs no `SET LOCAL` round trip of its own.
+    @available(*, noasync)
     static func completeDeferringProgress(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
                                           on connection: PostgresConnection) throws
         -> (outcomes: [JobOutcome], progressed: Set<String>) {
