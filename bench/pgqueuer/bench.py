@@ -42,7 +42,8 @@ from pgqueuer.queries import Queries  # noqa: E402
 
 import consumer  # noqa: E402
 from consumer import ENTRYPOINT  # noqa: E402
-from peerlib.completion import counted, counter_files, counter_sum, latency_offsets, latency_summary  # noqa: E402
+from peerlib import completion  # noqa: E402
+from peerlib.completion import counter_files, counter_sum, latency_offsets, latency_summary  # noqa: E402
 
 
 def log(*args) -> None:
@@ -75,13 +76,8 @@ def setup() -> int:
 # --- completion recorder files -----------------------------------------------------------------
 
 async def wait_counter(directory: str, target: int, deadline: float, poll: float) -> int:
-    while True:
-        done, total = counted(directory, target)
-        if done:
-            return total
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out: {total} of {target} jobs counted as finished")
-        await asyncio.sleep(poll)
+    """peerlib's wait, on a thread of its own so the event loop keeps running."""
+    return await asyncio.to_thread(completion.wait_counter, directory, target, deadline, poll)
 
 
 # --- runs --------------------------------------------------------------------------------------
