@@ -211,4 +211,24 @@ struct JobHistoryTests {
         #expect(p50 != nil && p50! >= 0, "a run-time percentile from the buckets")
         await cluster.shutdown()
     }
+
+    /// One statement moving thousands of jobs (a production's cancel, then its retry) counts each
+    /// once into the rollups and out of them again. The trigger pairs old and new rows by a hash
+    /// join (migration 0012); as a nested loop, such a statement cost seconds.
+    @Test func aStatementMovingThousandsOfJobsCountsEachOnce() async throws {
+        let cluster = try await TestCluster.make()
+        let production = try await cluster.client.createProduction(name: "cancel at scale")
+        _ = try await cluster.client.enqueue((0..<3000).map { _ in try JobRequest(NoopJob(), options: JobOptions(productionID: production)) })
+        try await cluster.client.cancel(production)
+        try await fold(cluster)
+        var counts = try await totals(cluster)
+        #expect(counts.rollup == counts.truth)
+        #expect(counts.rollup[NoopJob.kind] == [0, 0, 3000, 0])
+        #expect(try await cluster.client.retry(production) == 3000)
+        try await fold(cluster)
+        counts = try await totals(cluster)
+        #expect(counts.rollup == counts.truth)
+        #expect(counts.rollup[NoopJob.kind] == [0, 0, 0, 3000])
+        await cluster.shutdown()
+    }
 }
