@@ -15,8 +15,13 @@ struct ClaimPlanTests {
     private func jobIndexes(_ sql: String, types: String, arguments: String, generic: Bool = false,
                             on cluster: TestCluster) async throws -> Set<String> {
         try await cluster.postgres.withConnection { connection in
-            try connection.execute("SET plan_cache_mode TO \(generic ? "force_generic_plan" : "force_custom_plan")")
-            defer { try? connection.execute("RESET plan_cache_mode") }
+            // The generic plan under the settings the worker plans its claims and completions with.
+            if generic {
+                for (name, value) in JobStore.idKeyedPlanSettings { try connection.execute("SET \(name) TO \(value)") }
+            } else {
+                try connection.execute("SET plan_cache_mode TO force_custom_plan")
+            }
+            defer { try? connection.execute("RESET plan_cache_mode; RESET enable_seqscan") }
             try connection.execute("PREPARE probe(\(types)) AS \(sql)")
             defer { try? connection.execute("DEALLOCATE probe") }
             let row = try connection.query("EXPLAIN (FORMAT JSON) EXECUTE probe(\(arguments))").first
@@ -76,6 +81,26 @@ struct ClaimPlanTests {
                 .joined(separator: ", "),
             generic: generic, on: cluster)
         #expect(indexes == ["jobs_pkey"])
+        await cluster.shutdown()
+    }
+
+    /// A worker's first claims and completions may come before `jobs` holds anything or was ever
+    /// analyzed (a new database), and their generic plans stay with the connection. Planned for
+    /// an empty table without the worker's settings, a completion scanned every running job.
+    @Test func anEmptyTablesGenericPlansReadByPrimaryKeyToo() async throws {
+        let cluster = try await TestCluster.make()
+        let n = 4
+        func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
+        let ids = array((0..<n).map { _ in UUID() })
+        let completion = try await jobIndexes(
+            JobStore.completionStatement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
+            arguments: [ids, list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
+                .joined(separator: ", "),
+            generic: true, on: cluster)
+        #expect(completion == ["jobs_pkey"])
+        let claim = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
+                                         arguments: "\(ids), 'worker-b'", generic: true, on: cluster)
+        #expect(claim == ["jobs_pkey"])
         await cluster.shutdown()
     }
 }

@@ -53,8 +53,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
         // Its statements take the generic plan: planning a claim cost more than running it, and
         // the plan is the same (the primary key) whatever the ids.
         // The settings go with the BEGIN: a round trip each cost the database more than the claim.
-        let (claimed, deferred) = try await postgres.withTransaction(
-            settings: ["synchronous_commit": "off", "plan_cache_mode": "force_generic_plan"]) { connection in
+        let (claimed, deferred) = try await postgres.withTransaction(settings: JobStore.claimSettings) { connection in
             try JobStore.claim(ids, workerID: workerID, defaultLimits: defaults, on: connection)
         }
         if deferred > 0 { Counter(label: "reparto_jobs_deferred_total").increment(by: deferred) }
@@ -62,7 +61,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
-        let (final, progressed) = try await postgres.withTransaction(settings: ["plan_cache_mode": "force_generic_plan"]) {
+        let (final, progressed) = try await postgres.withTransaction(settings: JobStore.idKeyedPlanSettings) {
             try JobStore.completeDeferringProgress(outcomes, genericPlansSet: true, on: $0)
         }
         // After the commit, so notifying does not hold the notification lock through its flush.

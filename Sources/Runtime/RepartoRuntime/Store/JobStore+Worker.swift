@@ -85,8 +85,8 @@ extension JobStore {
     /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
     /// notification lock through its commit, WAL flush included, so every worker's completions
     /// (and every producer's enqueues) would queue behind each other's flushes.
-    /// - Parameter genericPlansSet: the transaction already plans generically (set with its
-    ///   `BEGIN`), so the completion statement needs no `SET LOCAL` round trip of its own.
+    /// - Parameter genericPlansSet: the transaction already has ``idKeyedPlanSettings`` (set with
+    ///   its `BEGIN`), so the completion statement needs no `SET LOCAL` round trip of its own.
     @available(*, noasync)
     static func completeDeferringProgress(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
                                           on connection: PostgresConnection) throws
@@ -137,7 +137,7 @@ extension JobStore {
         // the relay at its instant instead of being requeued to the broker.
         // Planned once per connection: re-planning cost more than running it (it stays the primary
         // key's nested loop whatever the batch, which ClaimPlanTests checks).
-        if !genericPlansSet { try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan") }
+        if !genericPlansSet { try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan; SET LOCAL enable_seqscan TO off") }
         let rows = try connection.query(prepared: completionStatement, [
                 outcomes.map(\.id),
                 outcomes.map { Int32($0.attempt) },
@@ -148,7 +148,8 @@ extension JobStore {
                 outcomes.map { $0.runAt?.timeIntervalSince1970 },
                 outcomes.map { $0.continueUnder != nil },
             ])
-        try connection.execute("SET LOCAL plan_cache_mode TO DEFAULT")  // not for the jobs' own effects
+        // Not for the jobs' own effects.
+        try connection.execute("SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT")
         let productions = Set(rows.compactMap { $0.string("production_id") })
         if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
             try connection.notify(outboxChannel, payload: "")
@@ -176,6 +177,17 @@ extension JobStore {
 
     /// Applies outcomes to the jobs still running the same attempt (the fencing token); `$1` … `$8`
     /// are the outcomes' columns.
+    /// The planner settings of a claim's and a completion's transaction (with its `BEGIN`). Both
+    /// are planned once per connection (re-planning a claim cost more than running it), and both
+    /// find their jobs by primary key only. A seq scan is never right for them, yet a generic plan
+    /// made while `jobs` was empty or unanalyzed (a new database, a worker started before the
+    /// first autovacuum) scanned every running job for each job completed, and was kept as long
+    /// as the connection: at 30,000 jobs flat out, 0.6 ms a job instead of 0.08.
+    static let idKeyedPlanSettings: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"]
+    /// ``idKeyedPlanSettings`` and a commit that does not wait for the WAL flush (see ``PostgresWorkerStorage``).
+    static let claimSettings: KeyValuePairs<String, String> = [
+        "synchronous_commit": "off", "plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"]
+
     static let completionStatement = """
             UPDATE jobs j SET
                 state = u.state,
