@@ -12,11 +12,15 @@ import Testing
 struct ClaimPlanTests {
     /// The indexes of `jobs` (or "Seq Scan") the plan of `sql` reads `jobs` through (`PREPARE` with `types`, then
     /// `EXPLAIN EXECUTE` with `arguments`, so the plan is the one the worker's parameters get).
-    private func jobIndexes(_ sql: String, types: String, arguments: String, generic: Bool = false,
+    /// - Parameter session: settings of the session instead (with the generic plan), as a relay's.
+    private func jobIndexes(_ sql: String, types: String, arguments: String, generic: Bool = false, session: String? = nil,
                             on cluster: TestCluster) async throws -> Set<String> {
         try await cluster.postgres.withConnection { connection in
             // The generic plan under the settings the worker plans its claims and completions with.
-            if generic {
+            if let session {
+                try connection.execute(session)
+                try connection.execute("SET plan_cache_mode TO force_generic_plan")
+            } else if generic {
                 for (name, value) in JobStore.idKeyedPlanSettings { try connection.execute("SET \(name) TO \(value)") }
             } else {
                 try connection.execute("SET plan_cache_mode TO force_custom_plan")
@@ -101,6 +105,20 @@ struct ClaimPlanTests {
         let claim = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
                                          arguments: "\(ids), 'worker-b'", generic: true, on: cluster)
         #expect(claim == ["jobs_pkey"])
+        await cluster.shutdown()
+    }
+
+    /// The relay's statements, planned generically in its session on an empty table (its
+    /// connection keeps those plans as the table fills), each through the index made for it.
+    @Test func theRelaysStatementsUseTheirIndexesOnAnEmptyTable() async throws {
+        let cluster = try await TestCluster.make()
+        let session = OutboxRelay.sessionSettings
+        #expect(try await jobIndexes(JobStore.takeStatement, types: "int4, float8", arguments: "1000, 0",
+                                     session: session, on: cluster) == ["jobs_outbox"])
+        #expect(try await jobIndexes(JobStore.nextDueStatement, types: "int4", arguments: "0",
+                                     session: session, on: cluster) == ["jobs_outbox"])
+        #expect(try await jobIndexes(JobStore.markStatement, types: "uuid[]", arguments: array([UUID(), UUID()]),
+                                     session: session, on: cluster) == ["jobs_pkey"])
         await cluster.shutdown()
     }
 }

@@ -67,6 +67,13 @@ public final class OutboxRelay: Sendable {
         self.lockKey = Self.lockKey(namespace: namespace)
     }
 
+    /// Every statement of the relay on `jobs` has an index made for it (the outbox's, the
+    /// primary key, the published waiting jobs'), and a connection keeps its statements' generic
+    /// plans: made while `jobs` was empty (a new database, a quiet one archived to nothing), they
+    /// were sequential scans, and each pass then read the whole table as it filled, until an
+    /// autovacuum's analyze replanned them.
+    static let sessionSettings = "SET enable_seqscan = off"
+
     /// "repartr" plus a hash of the namespace in the low bits: clusters sharing a database each get a leader.
     static func lockKey(namespace: String) -> Int64 {
         LeaderLock.key(base: 0x7265_7061_7274_72, namespace: namespace)
@@ -88,7 +95,9 @@ public final class OutboxRelay: Sendable {
         while !owner.isStopping {
             do {
                 if database == nil {
-                    database = try PostgresConnection.connect(postgres)
+                    let connection = try PostgresConnection.connect(postgres)
+                    try connection.execute(Self.sessionSettings)
+                    database = connection
                     leading = false
                     lastLeadAttempt = .distantPast
                     health.markUp(.relayDatabase)

@@ -8,24 +8,29 @@ extension JobStore {
     ///   share: what the leading relay has not published in that time).
     @available(*, noasync)
     static func takeOutbox(limit: Int, overdueBy: Double = 0, on connection: PostgresConnection) throws -> [OutboxEntry] {
-        try connection.query(prepared: """
-            SELECT id, kind, queue, priority FROM jobs
-            WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
-              AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
-            ORDER BY run_after
-            LIMIT $1
-            FOR UPDATE SKIP LOCKED
-            """, [limit, overdueBy]).compactMap { row in
+        try connection.query(prepared: takeStatement, [limit, overdueBy]).compactMap { row in
                 guard let id = row.uuid("id"), let kind = row.string("kind"), let queue = row.string("queue") else { return nil }
                 return OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4)
             }
     }
 
+    /// `$1` the batch size, `$2` the seconds an entry must have been due (a standby's grace).
+    static let takeStatement = """
+        SELECT id, kind, queue, priority FROM jobs
+        WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
+          AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+        ORDER BY run_after
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED
+        """
+
+    static let markStatement = "UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])"
+
     /// Clears the publish flag of jobs the broker confirmed (in the relay's transaction, which
     /// commits without waiting for the WAL flush).
     @available(*, noasync)
     static func markPublished(_ ids: [UUID], on connection: PostgresConnection) throws {
-        try connection.query(prepared: "UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])", [ids])
+        try connection.query(prepared: markStatement, [ids])
     }
 
     /// Seconds until the next scheduled publish (retries, delayed jobs), if any. Jobs held
@@ -35,11 +40,13 @@ extension JobStore {
     /// not due either: counting it, the relay woke every millisecond.
     @available(*, noasync)
     static func secondsUntilNextDue(on connection: PostgresConnection) throws -> Double? {
-        try connection.query(prepared: """
-            SELECT extract(epoch FROM min(run_after) - now())::float8 AS s FROM jobs
-            WHERE publish_pending AND run_after < 'infinity' AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
-            """).first?.double("s")
+        try connection.query(prepared: nextDueStatement).first?.double("s")
     }
+
+    static let nextDueStatement = """
+        SELECT extract(epoch FROM min(run_after) - now())::float8 AS s FROM jobs
+        WHERE publish_pending AND run_after < 'infinity' AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+        """
 
     /// Rows with publish_pending that are no longer runnable are cleared (cancelled meanwhile).
     @available(*, noasync)
