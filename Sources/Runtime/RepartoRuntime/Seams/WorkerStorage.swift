@@ -38,11 +38,13 @@ public struct PostgresWorkerStorage: WorkerStorage {
     /// worker's heartbeat came late enough for the coordinator to take the worker for dead and
     /// run its jobs twice.
     private let heartbeats: PostgresClient
+    private let progress: ProgressNotifier
 
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
         self.postgres = postgres
         self.defaultLimits = defaultLimits
         heartbeats = PostgresClient(configuration: postgres.configuration, maxConnections: 1)
+        progress = ProgressNotifier(postgres: postgres)
     }
 
     public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
@@ -64,10 +66,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
         let (final, progressed) = try await postgres.withTransaction(settings: JobStore.idKeyedPlanSettings) {
             try JobStore.completeDeferringProgress(outcomes, genericPlansSet: true, on: $0)
         }
-        // After the commit, so notifying does not hold the notification lock through its flush.
-        // A notification lost to a connection failure here only delays a watcher until its next
-        // poll and the coordinator until its next tick.
-        if !progressed.isEmpty { try? await postgres.withConnection { try JobStore.notifyProgress(progressed, on: $0) } }
+        await progress.notify(progressed)
         return final
     }
 

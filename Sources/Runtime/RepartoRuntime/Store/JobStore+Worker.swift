@@ -81,6 +81,16 @@ extension JobStore {
         try connection.query(prepared: "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [progressChannel, Array(productions)])
     }
 
+    /// Notifies like ``notifyProgress(_:on:)`` in a statement of its own, whose commit does not
+    /// wait for the WAL flush (notifying assigns a transaction id, so it has a commit to flush).
+    @available(*, noasync)
+    static func notifyProgressAsynchronously(_ productions: Set<String>, on connection: PostgresConnection) throws {
+        guard !productions.isEmpty else { return }
+        try connection.query(prepared: """
+            SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, p) FROM unnest($2::text[]) AS p
+            """, [progressChannel, productions.sorted()])
+    }
+
     /// ``complete(_:on:)`` without its progress notification, which the caller sends after the
     /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
     /// notification lock through its commit, WAL flush included, so every worker's completions
