@@ -124,7 +124,11 @@ struct ClusterTests {
         registry.register(RecordJob.self) { parameters, context in
             let id = context.jobID
             context.transactional { connection in
-                try connection.query("INSERT INTO test_records (job_id, value) VALUES ($1, $2)", [id, parameters.value])
+                // Only under the planner's defaults: the completion's own settings are not the effects'.
+                try connection.query("""
+                    INSERT INTO test_records (job_id, value) SELECT $1, $2
+                    WHERE current_setting('plan_cache_mode') = 'auto' AND current_setting('enable_seqscan') = 'on'
+                    """, [id, parameters.value])
             }
         }
         // A job enqueued in a transaction that rolls back never exists.

@@ -139,6 +139,8 @@ extension JobStore {
         return (final, progressed)
     }
 
+    static let resetPlannerSettings = "SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT"
+
     @available(*, noasync)
     private static func applyOutcomes(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
                                       on connection: PostgresConnection) throws
@@ -158,8 +160,11 @@ extension JobStore {
                 outcomes.map { $0.runAt?.timeIntervalSince1970 },
                 outcomes.map { $0.continueUnder != nil },
             ])
-        // Not for the jobs' own effects.
-        try connection.execute("SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT")
+        // The planner's defaults again before anything else this transaction runs (limits, the
+        // jobs' own effects); a completion of plain jobs (the usual case) commits right away.
+        let more = outcomes.contains { $0.continueUnder != nil || !$0.effects.isEmpty }
+            || rows.contains { $0.string("limit_key") != nil }
+        if more { try connection.execute(resetPlannerSettings) }
         let productions = Set(rows.compactMap { $0.string("production_id") })
         if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
             try connection.notify(outboxChannel, payload: "")
@@ -185,8 +190,6 @@ extension JobStore {
         return (applied, productions)
     }
 
-    /// Applies outcomes to the jobs still running the same attempt (the fencing token); `$1` … `$8`
-    /// are the outcomes' columns.
     /// The planner settings of a claim's and a completion's transaction (with its `BEGIN`). Both
     /// are planned once per connection (re-planning a claim cost more than running it), and both
     /// find their jobs by primary key only. A seq scan is never right for them, yet a generic plan
@@ -197,6 +200,9 @@ extension JobStore {
     /// ``idKeyedPlanSettings`` and a commit that does not wait for the WAL flush (see ``PostgresWorkerStorage``).
     static let claimSettings: KeyValuePairs<String, String> = [
         "synchronous_commit": "off", "plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"]
+
+    /// Applies outcomes to the jobs still running the same attempt (the fencing token); `$1` … `$8`
+    /// are the outcomes' columns.
 
     static let completionStatement = """
             UPDATE jobs j SET
