@@ -147,8 +147,12 @@ public final class OutboxRelay: Sendable {
                     lastCleanup = Date()
                 }
                 if leading {
-                    let untilDue = try JobStore.secondsUntilNextDue(on: db)
-                    _ = try db.waitForNotifications(timeout: min(0.5, max(0.001, untilDue ?? 0.5)))
+                    // Enqueued during the pass (the usual case under load): straight to the next
+                    // pass, without asking the database when the next retry is due.
+                    if try db.waitForNotifications(timeout: 0).isEmpty {
+                        let untilDue = try JobStore.secondsUntilNextDue(on: db)
+                        _ = try db.waitForNotifications(timeout: min(0.5, max(0.001, untilDue ?? 0.5)))
+                    }
                 } else {
                     _ = try db.waitForNotifications(timeout: 1)  // not listening: a check of the connection once a second
                 }
