@@ -27,6 +27,16 @@ struct CLITests {
         #expect(output.stderr.split(separator: "\n").count == 1)
     }
 
+    /// Seconds that would not fit the durations and milliseconds they become: refused before anything runs.
+    @Test func workerDurationsOutOfRange() async throws {
+        for (option, value) in [("--heartbeat", "1e300"), ("--heartbeat", "nan"), ("--heartbeat", "0"), ("--drain-timeout", "1e300"),
+                                ("--drain-timeout", "-1")] {
+            // The error line, then the argument parser's pointer to --help.
+            let output = try await RepartoProcess.run(["worker", "\(option)=\(value)"], environment: environment())
+            expectCleanFailure(output, mentioning: "\(option) must be")
+        }
+    }
+
     @Test func malformedJSON() async throws {
         let output = try await RepartoProcess.run(["enqueue", "sleep", "--params", "{\"seconds\": "], environment: environment())
         expectCleanFailure(output, mentioning: "not a JSON object")

@@ -21,8 +21,11 @@ struct WorkerCommand: AsyncParsableCommand {
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard prefetch >= 1 && prefetch <= 65535 else { throw ValidationError("--prefetch must be between 1 and 65535") }
-        guard heartbeat > 0 else { throw ValidationError("--heartbeat must be positive") }
-        guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
+        // Bounded so the seconds convert exactly into the durations and milliseconds they become.
+        guard heartbeat > 0 && heartbeat <= 3600 else { throw ValidationError("--heartbeat must be more than 0 and at most 3600 seconds") }
+        guard drainTimeout >= 0 && drainTimeout <= 86_400 else {
+            throw ValidationError("--drain-timeout must be between 0 and 86400 seconds")
+        }
         guard queues.map({ $0.contains { $0 != "," && $0 != " " } }) ?? true else {
             throw ValidationError("--queues names no queue (leave it out to consume every queue)")
         }

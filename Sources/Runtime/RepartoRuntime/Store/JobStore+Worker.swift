@@ -243,7 +243,7 @@ extension JobStore {
             ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), stopped_at = NULL, jobs_succeeded = EXCLUDED.jobs_succeeded,
                 jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight, held = EXCLUDED.held
             """, [worker.id, worker.host, Int32(worker.pid), worker.queues, worker.concurrency,
-                  Int32(worker.heartbeatInterval * 1000), succeeded, failed, inFlight, heldJSON])
+                  Int32(exactly: (worker.heartbeatInterval * 1000).rounded()) ?? Int32.max, succeeded, failed, inFlight, heldJSON])
         let rows = try connection.query(prepared: """
             SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
             WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
