@@ -160,18 +160,18 @@ extension JobStore {
                 outcomes.map { $0.runAt?.timeIntervalSince1970 },
                 outcomes.map { $0.continueUnder != nil },
             ])
-        // The planner's defaults again before anything else this transaction runs (limits, the
-        // jobs' own effects); a completion of plain jobs (the usual case) commits right away.
-        let more = outcomes.contains { $0.continueUnder != nil || !$0.effects.isEmpty }
-            || rows.contains { $0.string("limit_key") != nil }
-        if more { try connection.execute(resetPlannerSettings) }
-        let productions = Set(rows.compactMap { $0.string("production_id") })
-        if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
-            try connection.notify(outboxChannel, payload: "")
-        }
         var limited: [UUID: (key: String, cost: Double)] = [:]
         for row in rows {
             if let id = row.uuid("id"), let key = row.string("limit_key") { limited[id] = (key, row.double("cost") ?? 1) }
+        }
+        // The planner's defaults again before anything else this transaction runs (limits, the
+        // jobs' own effects); a completion of plain jobs (the usual case) commits right away.
+        if !limited.isEmpty || outcomes.contains(where: { $0.continueUnder != nil || !$0.effects.isEmpty }) {
+            try connection.execute(resetPlannerSettings)
+        }
+        let productions = Set(rows.compactMap { $0.string("production_id") })
+        if outcomes.contains(where: { $0.state == .failed || $0.isRescheduled }) {
+            try connection.notify(outboxChannel, payload: "")
         }
         let applied = Set(rows.compactMap { $0.uuid("id") })
         if !limited.isEmpty {
