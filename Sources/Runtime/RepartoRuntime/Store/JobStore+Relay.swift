@@ -9,9 +9,9 @@ extension JobStore {
     @available(*, noasync)
     static func takeOutbox(limit: Int, overdueBy: Double = 0, on connection: PostgresConnection) throws -> [OutboxEntry] {
         try connection.query(prepared: takeStatement, [limit, overdueBy]).compactMap { row in
-                guard let id = row.uuid("id"), let kind = row.string("kind"), let queue = row.string("queue") else { return nil }
-                return OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4)
-            }
+            guard let id = row.uuid("id"), let kind = row.string("kind"), let queue = row.string("queue") else { return nil }
+            return OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4)
+        }
     }
 
     /// `$1` the batch size, `$2` the seconds an entry must have been due (a standby's grace).
