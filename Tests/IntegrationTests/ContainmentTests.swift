@@ -109,6 +109,31 @@ struct ContainmentTests {
         await cluster.shutdown()
     }
 
+    /// A relay clears a batch's flags when it takes it, before the broker has the messages: one
+    /// that dies in between leaves jobs marked published with no message anywhere. The leader's
+    /// comparison with the broker's queues finds them, and each runs once.
+    @Test func aBatchTakenByARelayThatDiedBeforePublishingRunsOnce() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.installSuccessLog()
+        let ids = try await cluster.client.enqueue((0..<300).map { _ in try JobRequest(NoopJob()) })
+        // The dead relay's take: flags cleared, nothing published.
+        let taken = try await cluster.postgres.withConnection { try JobStore.takeOutbox(limit: 1000, on: $0) }
+        #expect(Set(taken.map(\.id)) == Set(ids))
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE publish_pending") == 0)
+        let relay = OutboxRelay(postgres: cluster.postgresConfiguration, amqp: cluster.amqp, namespace: cluster.name,
+                                logger: cluster.logger, lostCheckInterval: 0.5, lostGrace: 1)
+        relay.start()
+        let worker = cluster.startWorker()
+        try await cluster.wait(timeout: 120, for: "every job the dead relay took to succeed") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
+        }
+        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
+        #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
+        try await worker.stop()
+        await relay.stop()
+        await cluster.shutdown()
+    }
+
     @Test func aQueueDeclaredWithOtherArgumentsFailsItsJobsAndNoOthers() async throws {
         let cluster = try await TestCluster.make()
         // Someone declared the `odd` queue without the priority and dead-letter arguments.

@@ -21,9 +21,32 @@ struct RelayMarkTests {
         #expect(try await flags(second, cluster) == (false, "running"))
         #expect(try await flags(first, cluster) == (true, "queued"))
         #expect(try await cluster.postgres.withConnection { try JobStore.secondsUntilNextDue(on: $0) } != nil)
-        try await cluster.postgres.withConnection { try JobStore.markPublished([first], on: $0) }
+        // The relay's take returns the job still waiting, not the claimed one, and clears its flag.
+        #expect(try await cluster.postgres.withConnection { try JobStore.takeOutbox(limit: 10, on: $0) }.map(\.id) == [first])
+        #expect(try await flags(first, cluster) == (false, "queued"))
         // Nothing is due any more: the relay has no reason to wake early.
         #expect(try await cluster.postgres.withConnection { try JobStore.secondsUntilNextDue(on: $0) } == nil)
+        await cluster.shutdown()
+    }
+
+    /// What a relay took but the broker did not take (returned, or the batch failed before its
+    /// confirms) is flagged again, except a job whose message did arrive and was claimed.
+    @Test func jobsTheBrokerDidNotTakeAreFlaggedAgain() async throws {
+        let cluster = try await TestCluster.make()
+        // One transaction each: three instants, so "oldest first" is one order.
+        var enqueued: [UUID] = []
+        for _ in 0..<3 { enqueued.append(try await cluster.client.enqueue(NoopJob())) }
+        let ids = enqueued
+        let taken = try await cluster.postgres.withConnection { try JobStore.takeOutbox(limit: 10, on: $0) }
+        #expect(taken.map(\.id) == ids, "taken oldest first")
+        // Taken by this relay: another's take finds nothing.
+        #expect(try await cluster.postgres.withConnection { try JobStore.takeOutbox(limit: 10, on: $0) }.isEmpty)
+        _ = try await cluster.postgres.withTransaction { try JobStore.claim([ids[0]], workerID: "worker-a", on: $0) }
+        try await cluster.postgres.withConnection { try JobStore.restorePending(ids, on: $0) }
+        #expect(try await flags(ids[0], cluster) == (false, "running"))
+        #expect(try await flags(ids[1], cluster) == (true, "queued"))
+        #expect(try await flags(ids[2], cluster) == (true, "queued"))
+        #expect(try await cluster.postgres.withConnection { try JobStore.takeOutbox(limit: 10, on: $0) }.map(\.id) == Array(ids[1...]))
         await cluster.shutdown()
     }
 

@@ -7,11 +7,14 @@ import Threading
 
 /// Publishes committed jobs to RabbitMQ: the transactional outbox's relay.
 ///
-/// One dedicated thread owns a PostgreSQL connection and an AMQP connection. In one transaction
-/// it locks a batch of due, unpublished jobs (`FOR UPDATE SKIP LOCKED`), publishes them
-/// persistently, waits for the broker's confirms for the whole batch, marks them published and
-/// commits. A crash before the commit republishes the batch (consumers drop duplicates when
-/// they claim); nothing is lost.
+/// One dedicated thread owns a PostgreSQL connection and an AMQP connection. One statement takes
+/// a batch of due, unpublished jobs (`FOR UPDATE SKIP LOCKED`) and clears their publish flag;
+/// the relay then publishes them persistently and waits for the broker's confirms for the whole
+/// batch. What the broker returns, or what a failed batch leaves unconfirmed, is flagged again.
+/// Marking before publishing keeps the claims of jobs whose messages arrive before the confirms
+/// from waiting for a relay's row locks; a relay that dies between its take and its confirms
+/// leaves jobs marked with no message, which the comparison with the broker's queues below
+/// finds and publishes again. Consumers drop duplicates when they claim; nothing is lost.
 ///
 /// Every worker and coordinator runs a relay, and one of them leads: the holder of a session
 /// advisory lock (released when its connection ends, or given up when it loses the broker). The
@@ -22,12 +25,13 @@ import Threading
 /// one leader published more jobs a second than every relay together.
 ///
 /// PostgreSQL is the truth and the broker a transport. Publishes are mandatory: a message the
-/// broker returns as unroutable (its queue deleted) stays pending and is published again after
+/// broker returns as unroutable (its queue deleted) is flagged again and published again after
 /// its queue is declared anew. A queue the broker refuses to declare (declared elsewhere with
 /// other arguments) fails its jobs with the broker's reason instead of blocking every publish.
 /// And every ``lostCheckInterval`` the leader compares, per queue, the published jobs waiting
 /// in the database for at least ``lostGrace`` with the messages the broker holds, and publishes
-/// the difference again, oldest first: a purged queue, a deleted one, a lost node's messages.
+/// the difference again, oldest first: a purged queue, a deleted one, a lost node's messages, a
+/// dead relay's batch.
 /// Duplicates this makes are dropped by the workers' claims.
 public final class OutboxRelay: Sendable {
     private let postgres: PostgresConfiguration
@@ -72,7 +76,10 @@ public final class OutboxRelay: Sendable {
     /// plans: made while `jobs` was empty (a new database, a quiet one archived to nothing), they
     /// were sequential scans, and each pass then read the whole table as it filled, until an
     /// autovacuum's analyze replanned them.
-    static let sessionSettings = "SET enable_seqscan = off"
+    ///
+    /// Its commits do not wait for the WAL flush: a take lost in a crash only publishes its jobs
+    /// again (dropped at claim), and so does a flag it set again.
+    static let sessionSettings = "SET enable_seqscan = off; SET synchronous_commit = off"
 
     /// "repartr" plus a hash of the namespace in the low bits: clusters sharing a database each get a leader.
     static func lockKey(namespace: String) -> Int64 {
@@ -187,20 +194,19 @@ public final class OutboxRelay: Sendable {
         var channelLost = false
     }
 
-    /// Publishes one batch of due jobs in one transaction: declares their queues (failing the jobs
-    /// of a queue the broker refuses), publishes them mandatory, waits for the confirms, and marks
-    /// published those the broker did not return. A method of its own: inside the relay's loop, the
-    /// closure's captured state made one function the compiler needed minutes for.
+    /// Publishes one batch of due jobs: takes them (which clears their publish flag), declares
+    /// their queues (failing the jobs of a queue the broker refuses), publishes them mandatory and
+    /// waits for the confirms; what the broker returned or did not confirm is flagged again. A
+    /// method of its own: inside the relay's loop, the closure's captured state made one function
+    /// the compiler needed minutes for.
     @available(*, noasync)
     private func publishBatch(db: PostgresConnection, mq: AMQPConnection, overdueBy: Double,
                               declared: Set<String>) throws -> BatchPass {
         var pass = BatchPass(declared: declared)
-        // Losing the mark in a crash only republishes (consumers drop duplicates at claim time), so
-        // the commit need not wait for the WAL flush; set with the BEGIN, it costs no round trip
-        // while claims wait for this transaction's row locks.
-        pass.published = try db.transaction(settings: ["synchronous_commit": "off"]) { connection -> Int in
-            let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: connection)
-            guard !entries.isEmpty else { return 0 }
+        let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: db)
+        guard !entries.isEmpty else { return pass }
+        pass.published = entries.count
+        do {
             for queue in Set(entries.map(\.queue)).subtracting(pass.declared).sorted() {
                 do {
                     try JobTopology.declare(queue: queue, namespace: namespace, on: mq)
@@ -209,11 +215,13 @@ public final class OutboxRelay: Sendable {
                     // Only this queue's jobs fail; the rest go out once the channel is back.
                     let ids = entries.filter { $0.queue == queue }.map(\.id)
                     let name = JobTopology.queueName(queue, namespace: namespace)
-                    try JobStore.failUnpublishable(ids, reason: "the broker refused queue \(name): \(error.message)", on: connection)
+                    try JobStore.failUnpublishable(ids, reason: "the broker refused queue \(name): \(error.message)", on: db)
+                    try JobStore.restorePending(entries.filter { $0.queue != queue }.map(\.id), on: db)
                     logger.error("outbox relay: a queue cannot be declared; its jobs are dead", metadata: [
                         "queue": "\(queue)", "jobs": "\(ids.count)", "error": "\(error)"])
                     pass.channelLost = true
-                    return ids.count
+                    pass.published = ids.count
+                    return pass
                 }
             }
             for entry in entries {
@@ -225,21 +233,25 @@ public final class OutboxRelay: Sendable {
                     mandatory: true))
             }
             try mq.waitForConfirms(timeout: 30)
-            // Confirmed but unroutable (the queue was deleted after we declared it): not
-            // published; declared again before the next try.
-            let returned = Set(mq.takeReturned().compactMap { message -> UUID? in
-                UUID(uuidString: String(decoding: message.body, as: UTF8.self))
-            })
-            if !returned.isEmpty {
-                for entry in entries where returned.contains(entry.id) { pass.declared.remove(entry.queue) }
-                logger.warning("outbox relay: the broker returned unroutable jobs; declaring their queues again",
-                               metadata: ["count": "\(returned.count)"])
-                Counter(label: "reparto_outbox_returned_total").increment(by: returned.count)
-            }
-            let delivered = entries.map(\.id).filter { !returned.contains($0) }
-            try JobStore.markPublished(delivered, on: connection)
-            return delivered.count
+        } catch {
+            // Not known to be in the broker: flagged again (a copy that did get there is dropped
+            // at claim). If this fails too, the comparison with the broker's queues finds them.
+            try? JobStore.restorePending(entries.map(\.id), on: db)
+            throw error
         }
+        // Confirmed but unroutable (the queue was deleted after we declared it): not
+        // published; declared again before the next try.
+        let returned = Set(mq.takeReturned().compactMap { message -> UUID? in
+            UUID(uuidString: String(decoding: message.body, as: UTF8.self))
+        })
+        if !returned.isEmpty {
+            for entry in entries where returned.contains(entry.id) { pass.declared.remove(entry.queue) }
+            logger.warning("outbox relay: the broker returned unroutable jobs; declaring their queues again",
+                           metadata: ["count": "\(returned.count)"])
+            Counter(label: "reparto_outbox_returned_total").increment(by: returned.count)
+            try JobStore.restorePending(Array(returned), on: db)
+        }
+        pass.published = entries.count - returned.count
         return pass
     }
 

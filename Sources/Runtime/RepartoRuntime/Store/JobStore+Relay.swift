@@ -3,34 +3,46 @@ import Postgres
 
 // The outbox relay.
 extension JobStore {
-    /// Locks up to `limit` due, unpublished jobs for this transaction (other relays skip them).
+    /// Takes up to `limit` due jobs for publishing: clears their publish flag in the same
+    /// statement, oldest due first (other relays skip rows a take holds). Marked before the
+    /// broker has them, so claims never wait for a relay; a job the broker then does not take
+    /// is flagged again (``restorePending(_:on:)``), and one a relay crash leaves marked without a
+    /// message is found by the relay's comparison with the broker's queues (``republish(queue:count:olderThan:on:)``).
     /// - Parameter overdueBy: only entries due for at least this many seconds (a standby relay's
     ///   share: what the leading relay has not published in that time).
     @available(*, noasync)
     static func takeOutbox(limit: Int, overdueBy: Double = 0, on connection: PostgresConnection) throws -> [OutboxEntry] {
-        try connection.query(prepared: takeStatement, [limit, overdueBy]).compactMap { row in
+        let rows = try connection.query(prepared: takeStatement, [limit, overdueBy]).compactMap { row -> (OutboxEntry, Double)? in
             guard let id = row.uuid("id"), let kind = row.string("kind"), let queue = row.string("queue") else { return nil }
-            return OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4)
+            return (OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4), row.double("due") ?? 0)
         }
+        // RETURNING keeps no order: published oldest due first, as taken.
+        return rows.enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
     }
 
     /// `$1` the batch size, `$2` the seconds an entry must have been due (a standby's grace).
     static let takeStatement = """
-        SELECT id, kind, queue, priority FROM jobs
-        WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
-          AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
-        ORDER BY run_after
-        LIMIT $1
-        FOR UPDATE SKIP LOCKED
+        UPDATE jobs j SET publish_pending = false
+        FROM (SELECT id FROM jobs
+              WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
+                AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+              ORDER BY run_after
+              LIMIT $1
+              FOR UPDATE SKIP LOCKED) AS due
+        WHERE j.id = due.id
+        RETURNING j.id, j.kind, j.queue, j.priority, extract(epoch FROM j.run_after)::float8 AS due
         """
 
-    static let markStatement = "UPDATE jobs SET publish_pending = false WHERE id = ANY($1::uuid[])"
-
-    /// Clears the publish flag of jobs the broker confirmed (in the relay's transaction, which
-    /// commits without waiting for the WAL flush).
+    /// Flags taken jobs to be published again: the broker returned them, or the batch failed
+    /// before its confirms. Only jobs still waiting with the flag cleared: a job claimed
+    /// meanwhile (its message did arrive) is left alone.
     @available(*, noasync)
-    static func markPublished(_ ids: [UUID], on connection: PostgresConnection) throws {
-        try connection.query(prepared: markStatement, [ids])
+    static func restorePending(_ ids: [UUID], on connection: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        try connection.query("""
+            UPDATE jobs SET publish_pending = true
+            WHERE id = ANY($1::uuid[]) AND NOT publish_pending AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+            """, [ids])
     }
 
     /// Seconds until the next scheduled publish (retries, delayed jobs), if any. Jobs held
