@@ -11,14 +11,9 @@ extension JobStore {
         let productions = Set(requests.compactMap(\.options.productionID))
         if !productions.isEmpty {
             // Lock first (a coordinator finishing the production waits, then sees these jobs), then
-            // reopen a finished batch; a cancelled production or a finished pipeline run takes no jobs.
-            try connection.query(prepared: "SELECT id FROM productions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
-                                 [Array(productions)])
-            try connection.query(prepared: """
-                UPDATE productions SET state = 'running', finished_at = NULL, updated_at = now()
-                WHERE id = ANY($1::uuid[]) AND plan = 'batch' AND state IN ('completed', 'completed_with_failures')
-                """, [Array(productions)])
-            let rows = try connection.query(prepared: "SELECT id, state FROM productions WHERE id = ANY($1::uuid[])", [Array(productions)])
+            // reopen a finished batch; a cancelled production or a finished pipeline run takes no
+            // jobs. One statement: each round trip was a tenth of a submission's time.
+            let rows = try connection.query(prepared: productionAdmissionStatement, [Array(productions)])
             for row in rows where row.string("state") != "running" {
                 throw RepartoError.invalidState("production \(row.string("id") ?? "?") is \(row.string("state") ?? "?"); it takes no new jobs")
             }
@@ -28,7 +23,10 @@ extension JobStore {
                 throw RepartoError.notFound(what: "production", id: missing.lowercased())
             }
         }
+        // The relay's wake-up goes with the insert (one round trip less), once per transaction
+        // however many rows ask for it, and only when a job was inserted.
         let result = try connection.query(prepared: """
+            WITH inserted AS (
             INSERT INTO jobs (id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key,
                               production_id, stage, run_after, limit_key, cost)
             SELECT u.id, u.kind, u.queue, u.params, u.priority, u.max_attempts, u.timeout_ms, u.idempotency_key,
@@ -45,6 +43,8 @@ extension JobStore {
                OR NOT EXISTS (SELECT 1 FROM job_history h WHERE h.namespace = reparto_namespace() AND h.idempotency_key = u.idempotency_key)
             ON CONFLICT (namespace, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING id
+            )
+            SELECT id, pg_notify('\(outboxChannel)', '') FROM inserted
             """, [
                 requests.map(\.id),
                 requests.map(\.kind),
@@ -60,7 +60,6 @@ extension JobStore {
                 requests.map(\.options.limit),
                 requests.map(\.options.cost),
             ])
-        try connection.notify(outboxChannel, payload: "")
         if result.count == requests.count { return requests.map(\.id) }
         // Some idempotency keys already existed: answer with the jobs that hold them.
         let keys = requests.compactMap(\.options.idempotencyKey)
@@ -70,6 +69,21 @@ extension JobStore {
         }
         return requests.map { request in request.options.idempotencyKey.flatMap { existing[$0] } ?? request.id }
     }
+
+    /// Locks the productions `$1` (in id order), reopens those that are finished batches, and
+    /// returns each one's id and state after that.
+    static let productionAdmissionStatement = """
+        WITH locked AS (
+            SELECT id, plan, state FROM productions WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
+        ), reopened AS (
+            UPDATE productions p SET state = 'running', finished_at = NULL, updated_at = now()
+            FROM locked l
+            WHERE p.id = l.id AND l.plan = 'batch' AND l.state IN ('completed', 'completed_with_failures')
+            RETURNING p.id
+        )
+        SELECT l.id, CASE WHEN r.id IS NULL THEN l.state ELSE 'running' END AS state
+        FROM locked l LEFT JOIN reopened r ON r.id = l.id
+        """
 
     /// Creates a production (a batch, or a multi-stage pipeline run).
     @available(*, noasync)
