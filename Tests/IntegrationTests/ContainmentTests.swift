@@ -85,6 +85,18 @@ struct ContainmentTests {
         }
     }
 
+    /// Starts a worker, waits until every job of `ids` succeeded, and checks each ran exactly once
+    /// (the success log `installSuccessLog` keeps).
+    private func expectEachRunsOnce(_ ids: [UUID], _ cluster: TestCluster, after what: String) async throws {
+        let worker = cluster.startWorker()
+        try await cluster.wait(timeout: 120, for: "every job to succeed after \(what)") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
+        }
+        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
+        #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
+        try await worker.stop()
+    }
+
     @Test(arguments: ["purge", "delete"])
     func aQueueTheBrokerLostIsPublishedAgainAndEveryJobRunsOnce(_ loss: String) async throws {
         let cluster = try await TestCluster.make()
@@ -98,13 +110,7 @@ struct ContainmentTests {
             loss == "purge" ? try connection.purgeQueue(queue) : try connection.deleteQueue(queue)
         }
         #expect(lost == ids.count, "the broker dropped the whole backlog")
-        let worker = cluster.startWorker()
-        try await cluster.wait(timeout: 120, for: "every job to succeed after the broker lost them") {
-            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
-        }
-        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
-        #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
-        try await worker.stop()
+        try await expectEachRunsOnce(ids, cluster, after: "the broker lost them")
         await relay.stop()
         await cluster.shutdown()
     }
@@ -123,13 +129,7 @@ struct ContainmentTests {
         let relay = OutboxRelay(postgres: cluster.postgresConfiguration, amqp: cluster.amqp, namespace: cluster.name,
                                 logger: cluster.logger, lostCheckInterval: 0.5, lostGrace: 1)
         relay.start()
-        let worker = cluster.startWorker()
-        try await cluster.wait(timeout: 120, for: "every job the dead relay took to succeed") {
-            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
-        }
-        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
-        #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
-        try await worker.stop()
+        try await expectEachRunsOnce(ids, cluster, after: "a relay took them and died")
         await relay.stop()
         await cluster.shutdown()
     }
