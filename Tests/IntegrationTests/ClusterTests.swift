@@ -65,6 +65,8 @@ struct ClusterTests {
                     EXECUTE FUNCTION test_log_transition();
                 """)
         }
+        let deadCopy = "reparto.test.dead.\(cluster.name)"
+        try await onOwnThread { try Self.watchDeadLetters(amqp, queue: deadCopy) }
         let worker = cluster.startWorker()
         let id = try await cluster.client.enqueue(FailJob(message: "always broken"), options: JobOptions(maxAttempts: 3))
         let permanent = try await cluster.client.enqueue(FailJob(message: "cannot work", permanent: true))
@@ -98,11 +100,17 @@ struct ClusterTests {
             WHERE f.job_id = $1 AND r.at >= f.run_after
             """, [id]) == 2)
 
-        // Both messages were rejected into the dead-letter queue (dead-lettering is asynchronous in
-        // the broker). The queue is shared by every namespace, so look for this test's own messages.
+        // Both messages were rejected into the dead-letter exchange (dead-lettering is asynchronous
+        // in the broker). Its queue is shared by every namespace, so look for this test's own
+        // messages, in the copy this test bound to the exchange.
         let wanted: Set<String> = [id.uuidString.lowercased(), permanent.uuidString.lowercased()]
         try await cluster.wait(for: "this test's dead letters") {
-            try await onOwnThread { try Self.deadLetters(amqp, among: wanted) } == wanted
+            try await onOwnThread { try Self.deadLetters(amqp, queue: deadCopy, among: wanted) } == wanted
+        }
+        _ = try await onOwnThread {
+            let connection = try AMQPConnection.connect(amqp)
+            defer { connection.close() }
+            return try connection.deleteQueue(deadCopy)
         }
         try await worker.stop()
         await cluster.shutdown()
@@ -287,15 +295,27 @@ struct ClusterTests {
         return try Migrator.migrate(lines, on: connection).count
     }
 
-    /// Which of `wanted` (message ids, i.e. job ids) are in `reparto.dead`. Reads without
-    /// acknowledging: closing the connection returns every message, so other namespaces' dead
-    /// letters stay where they are.
+    /// Binds a queue of the test's own, `queue`, to the dead-letter exchange: from now on it holds
+    /// a copy of every dead letter, however many the shared `reparto.dead` already holds ahead of
+    /// this test's (a quorum queue delivers at most 2,000 unacknowledged messages to a reader, so
+    /// on a broker that collected more, a test's own were out of reach). It expires unused.
     @available(*, noasync)
-    static func deadLetters(_ amqp: AMQPConfiguration, among wanted: Set<String>) throws -> Set<String> {
+    static func watchDeadLetters(_ amqp: AMQPConfiguration, queue: String) throws {
         let connection = try AMQPConnection.connect(amqp)
         defer { connection.close() }
         try JobTopology.declareBase(on: connection)
-        _ = try connection.consume(queue: JobTopology.deadQueue)
+        _ = try connection.declareQueue(queue, durable: false, arguments: ["x-expires": .long(600_000)])
+        try connection.bindQueue(queue, exchange: JobTopology.deadExchange, routingKey: "")
+    }
+
+    /// Which of `wanted` (message ids, i.e. job ids) are in the dead-letter copy `queue`
+    /// (``watchDeadLetters(_:queue:)``). Reads without acknowledging: closing the connection
+    /// returns every message for the next look.
+    @available(*, noasync)
+    static func deadLetters(_ amqp: AMQPConfiguration, queue: String, among wanted: Set<String>) throws -> Set<String> {
+        let connection = try AMQPConnection.connect(amqp)
+        defer { connection.close() }
+        _ = try connection.consume(queue: queue)
         var found = Set<String>()
         while found != wanted, let delivery = try connection.nextDelivery(timeout: 1) {
             if let id = delivery.messageID, wanted.contains(id) { found.insert(id) }
