@@ -13,10 +13,10 @@ import Testing
         let worker: Worker
         let running: Task<Void, any Error>
 
-        init() {
+        init(concurrency: Int = 2, heartbeatInterval: Double = 3600) {
             let registry = JobRegistry.withBuiltins()
             worker = Worker(transport: transport, storage: storage, registry: registry,
-                            settings: WorkerSettings(concurrency: 2, heartbeatInterval: 3600, runsRelay: false),
+                            settings: WorkerSettings(concurrency: concurrency, heartbeatInterval: heartbeatInterval, runsRelay: false),
                             logger: Logger(label: "test.worker"))
             running = Task { [worker] in try await worker.run() }
         }
@@ -36,6 +36,43 @@ import Testing
         #expect(settled[delivery.deliveryTag] == .ack)
         #expect(harness.storage.row(id)?.state == .succeeded)
         #expect(harness.storage.row(id)?.attempts == 1)
+        try await harness.stop()
+    }
+
+    /// A claim is two steps, the second only for what the first left (here a finished job's
+    /// redelivery). The first commits what it claims; when the second fails, it alone is retried,
+    /// and the first step's job still runs, once.
+    @Test func aFailedSecondClaimStepIsRetriedAloneAndTheClaimedJobRuns() async throws {
+        // Slots for the held claim's job and both of the next batch, however soon the first ends;
+        // heartbeats that report the deliveries waiting behind the held claim.
+        let harness = Harness(concurrency: 3, heartbeatInterval: 0.05)
+        let first = harness.storage.insert(kind: NoopJob.kind)
+        let claimable = harness.storage.insert(kind: NoopJob.kind)
+        let finished = harness.storage.insert(kind: NoopJob.kind)
+        harness.storage.update(finished) { $0.state = .succeeded }
+        harness.storage.failControlledClaims(1)
+        // The first delivery's claim is held, so the next two wait for one batch together.
+        harness.storage.holdClaims()
+        _ = harness.transport.deliver(first.uuidString)
+        let claimableDelivery = harness.transport.deliver(claimable.uuidString)
+        let finishedDelivery = harness.transport.deliver(finished.uuidString)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while harness.storage.held(harness.worker.identity.id) != ["default": 2] {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the two deliveries never waited together behind the held claim")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        harness.storage.releaseClaims()
+        let settled = await harness.transport.settlements(atLeast: 3)
+        #expect(settled[claimableDelivery.deliveryTag] == .ack)
+        #expect(settled[finishedDelivery.deliveryTag] == .ack)
+        #expect(harness.storage.row(claimable)?.state == .succeeded)
+        #expect(harness.storage.row(claimable)?.attempts == 1)
+        #expect(harness.storage.row(finished)?.attempts == 0)
+        #expect(harness.storage.claimCalls.contains([claimable, finished]), "one batch")
+        #expect(harness.storage.controlledClaimCalls == [[finished], [finished]], "the second step alone, retried once")
         try await harness.stop()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import RepartoRuntime
 import Synchronization
 
@@ -29,6 +30,11 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         var alive: Set<String> = []
         var stopped: [String: (succeeded: Int, failed: Int)] = [:]
         var held: [String: [String: Int]] = [:]
+        var claimsHeld = false
+        var claimWaiters: [CheckedContinuation<Void, Never>] = []
+        var controlledFailures = 0
+        var controlledCalls: [[UUID]] = []
+        var claimCalls: [[UUID]] = []
     }
 
     private let state = Mutex(State())
@@ -60,8 +66,37 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     /// The held deliveries per routing key the worker reported with its last heartbeat, if any.
     public func held(_ workerID: String) -> [String: Int]? { state.withLock { $0.held[workerID] } }
 
-    public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
-        state.withLock { state in
+    /// Holds every claim until ``releaseClaims()``: deliveries meanwhile pile up for one batch.
+    public func holdClaims() { state.withLock { $0.claimsHeld = true } }
+
+    public func releaseClaims() {
+        let waiters = state.withLock { state in
+            state.claimsHeld = false
+            defer { state.claimWaiters.removeAll() }
+            return state.claimWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// The next `count` calls of ``claimControlled(_:workerID:)`` fail as if the connection was lost.
+    public func failControlledClaims(_ count: Int) { state.withLock { $0.controlledFailures = count } }
+
+    /// The ids of each ``claim(_:workerID:)`` call so far.
+    public var claimCalls: [[UUID]] { state.withLock { $0.claimCalls } }
+
+    /// The ids of each ``claimControlled(_:workerID:)`` call so far.
+    public var controlledClaimCalls: [[UUID]] { state.withLock { $0.controlledCalls } }
+
+    public func claim(_ ids: [UUID], workerID: String) async throws -> (claimed: [ClaimedJob], rest: [UUID]) {
+        state.withLock { $0.claimCalls.append(ids) }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let held = state.withLock { state in
+                if state.claimsHeld { state.claimWaiters.append(waiter) }
+                return state.claimsHeld
+            }
+            if !held { waiter.resume() }
+        }
+        let claimed = state.withLock { state in
             ids.compactMap { id -> ClaimedJob? in
                 guard var row = state.rows[id],
                       JobLifecycle.canClaim(row.state, due: row.due,
@@ -74,6 +109,19 @@ public final class InMemoryWorkerStorage: WorkerStorage {
                                   maxAttempts: row.maxAttempts)
             }
         }
+        let taken = Set(claimed.map(\.id))
+        return (claimed, ids.filter { !taken.contains($0) })
+    }
+
+    /// No limits or pauses here: nothing the first step left can be claimed.
+    public func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
+        let fail = state.withLock { state in
+            state.controlledCalls.append(ids)
+            defer { state.controlledFailures = max(0, state.controlledFailures - 1) }
+            return state.controlledFailures > 0
+        }
+        if fail { throw PostgresError(.connection, message: "connection lost (injected)") }
+        return []
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {

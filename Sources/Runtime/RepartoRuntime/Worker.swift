@@ -215,9 +215,17 @@ public final class Worker: Service, Sendable {
     private func claim(_ batch: [Delivered]) async {
         let ids = batch.map(\.id)
         let workerID = identity.id
-        let claimed: [ClaimedJob] = await retryingDatabase("claim jobs") {
+        // Two steps, each retried on its own: the first commits what it claims, so a retry of the
+        // second must not find those jobs running (here) and leave them unstarted.
+        let fast = await retryingDatabase("claim jobs") {
             try await self.storage.claim(ids, workerID: workerID)
-        } ?? []
+        }
+        var claimed = fast?.claimed ?? []
+        if let rest = fast?.rest, !rest.isEmpty {
+            claimed += await retryingDatabase("claim jobs under a limit or pause") {
+                try await self.storage.claimControlled(rest, workerID: workerID)
+            } ?? []
+        }
         var byID = Dictionary(claimed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var unused = 0
         for item in batch {

@@ -7,9 +7,14 @@ import Postgres
 /// ``JobLifecycle/canClaim(_:due:ownerAlive:)`` for claims, ``JobLifecycle/complete(state:attempts:outcome:attempt:)``
 /// (fencing) for completions, ``JobLifecycle/ownership(state:workerID:me:cancelRequested:)`` for heartbeats.
 public protocol WorkerStorage: Sendable {
-    /// Claims the delivered jobs that may run now; others (finished, cancelled, running elsewhere,
-    /// paused, or put off by their limit) are left out.
-    func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob]
+    /// Claims the delivered jobs that may run now under no limit and no pause, and returns them
+    /// with the rest: finished, cancelled or running elsewhere (nothing to claim), or subject to
+    /// a pause or a limit (for ``claimControlled(_:workerID:)``). What it claimed is committed
+    /// whatever happens to the rest.
+    func claim(_ ids: [UUID], workerID: String) async throws -> (claimed: [ClaimedJob], rest: [UUID])
+    /// Decides the jobs ``claim(_:workerID:)`` left: parks paused ones, admits or puts off limited
+    /// ones; returns those admitted (claimed). The others are left out.
+    func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob]
     /// Commits outcomes in one transaction; returns those that applied (not fenced out), after
     /// effect failures were turned into failures.
     func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
@@ -38,25 +43,38 @@ public struct PostgresWorkerStorage: WorkerStorage {
     /// worker's heartbeat came late enough for the coordinator to take the worker for dead and
     /// run its jobs twice.
     private let heartbeats: PostgresClient
+    /// The claims' own connection. Its session has ``JobStore/claimSessionSettings``: claims do not wait
+    /// for their WAL flush (about 3 ms here, in every job's path: the completion's commit, which
+    /// does wait, flushes the claim before any ack, and a claim lost in a database crash leaves the
+    /// job queued, its message unacked and redelivered), and take the generic plan (planning a
+    /// claim cost more than running it, and the plan is the same, the primary key, whatever the
+    /// ids), never a sequential scan.
+    private let claims: PostgresClient
     private let progress: ProgressNotifier
 
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
         self.postgres = postgres
         self.defaultLimits = defaultLimits
         heartbeats = PostgresClient(configuration: postgres.configuration, maxConnections: 1)
+        var claiming = postgres.configuration
+        claiming.sessionSettings.merge(JobStore.claimSessionSettings) { _, claim in claim }
+        claims = PostgresClient(configuration: claiming, maxConnections: 1)
         progress = ProgressNotifier(postgres: postgres)
     }
 
-    public func claim(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
+    public func claim(_ ids: [UUID], workerID: String) async throws -> (claimed: [ClaimedJob], rest: [UUID]) {
         let defaults = defaultLimits
-        // The claim does not wait for its WAL flush (about 3 ms here, in every job's path): the
-        // completion's commit, which does wait, flushes the claim before any ack, and a claim
-        // lost in a database crash leaves the job queued, its message unacked and redelivered.
-        // Its statements take the generic plan: planning a claim cost more than running it, and
-        // the plan is the same (the primary key) whatever the ids.
-        // The settings go with the BEGIN: a round trip each cost the database more than the claim.
-        let (claimed, deferred) = try await postgres.withTransaction(settings: JobStore.claimSettings) { connection in
-            try JobStore.claim(ids, workerID: workerID, defaultLimits: defaults, on: connection)
+        // One statement on the claims' own connection, outside any transaction block: a round
+        // trip instead of three (BEGIN with the settings, the claim, COMMIT).
+        return try await claims.withConnection { connection in
+            try JobStore.claimFast(ids, workerID: workerID, defaultLimits: defaults, on: connection)
+        }
+    }
+
+    public func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
+        let defaults = defaultLimits
+        let (claimed, deferred) = try await claims.withTransaction { connection in
+            try JobStore.claimControlled(ids, workerID: workerID, defaultLimits: defaults, on: connection)
         }
         if deferred > 0 { Counter(label: "reparto_jobs_deferred_total").increment(by: deferred) }
         return claimed
@@ -82,10 +100,16 @@ public struct PostgresWorkerStorage: WorkerStorage {
         do {
             try await postgres.withConnection { try JobStore.markStopped(workerID: workerID, succeeded: succeeded, failed: failed, on: $0) }
         } catch {
-            await heartbeats.shutdown()
+            await closeOwnConnections()
             throw error
         }
+        await closeOwnConnections()
+    }
+
+    /// The heartbeat's and the claims' connections (the shared pool is its owner's to close).
+    private func closeOwnConnections() async {
         await heartbeats.shutdown()
+        await claims.shutdown()
     }
 
     public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {
