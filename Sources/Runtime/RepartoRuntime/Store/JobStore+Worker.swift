@@ -10,6 +10,9 @@ extension JobStore {
     /// Jobs under no limit and of no paused queue or kind are claimed by one statement (the fast
     /// path); the others go through ``claimControlled(_:workerID:defaultLimits:on:)``, which parks
     /// paused ones and admits or defers limited ones. `defaultLimits`: kind → its default limit key.
+    /// Both steps in one call, on the caller's connection (tests, tools); a worker runs them apart
+    /// (``claimFast(_:workerID:defaultLimits:on:)`` on its claims connection, then the rest), each
+    /// retried on its own (``PostgresWorkerStorage``).
     @available(*, noasync)
     static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
                       on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
