@@ -82,12 +82,14 @@ struct ClaimPlanTests {
         let (cluster, _, running) = try await populatedCluster()
         let n = running.count
         func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
-        let indexes = try await jobIndexes(
-            JobStore.completionStatement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
-            arguments: [array(running), list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
-                .joined(separator: ", "),
-            generic: generic, on: cluster)
-        #expect(indexes == ["jobs_pkey"])
+        for statement in [JobStore.completionStatement, JobStore.unlimitedCompletionStatement] {
+            let indexes = try await jobIndexes(
+                statement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
+                arguments: [array(running), list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
+                    .joined(separator: ", "),
+                generic: generic, on: cluster)
+            #expect(indexes == ["jobs_pkey"])
+        }
         await cluster.shutdown()
     }
 
@@ -99,12 +101,14 @@ struct ClaimPlanTests {
         let n = 4
         func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
         let ids = array((0..<n).map { _ in UUID() })
-        let completion = try await jobIndexes(
-            JobStore.completionStatement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
-            arguments: [ids, list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
-                .joined(separator: ", "),
-            generic: true, on: cluster)
-        #expect(completion == ["jobs_pkey"])
+        for statement in [JobStore.completionStatement, JobStore.unlimitedCompletionStatement] {
+            let completion = try await jobIndexes(
+                statement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
+                arguments: [ids, list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
+                    .joined(separator: ", "),
+                generic: true, on: cluster)
+            #expect(completion == ["jobs_pkey"])
+        }
         let claim = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
                                          arguments: "\(ids), 'worker-b'", generic: true, on: cluster)
         #expect(claim == ["jobs_pkey"])

@@ -50,6 +50,11 @@ public struct PostgresWorkerStorage: WorkerStorage {
     /// claim cost more than running it, and the plan is the same, the primary key, whatever the
     /// ids), never a sequential scan.
     private let claims: PostgresClient
+    /// The connection that commits plain successes (``JobStore/completesAlone(_:)``), one
+    /// statement each batch outside a transaction block: its session has
+    /// ``JobStore/completionSessionSettings`` (`SET LOCAL` needs a transaction). The other
+    /// outcomes commit in a transaction on the shared pool, where their effects run.
+    private let completions: PostgresClient
     private let progress: ProgressNotifier
 
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
@@ -59,6 +64,9 @@ public struct PostgresWorkerStorage: WorkerStorage {
         var claiming = postgres.configuration
         claiming.sessionSettings.merge(JobStore.claimSessionSettings) { _, claim in claim }
         claims = PostgresClient(configuration: claiming, maxConnections: 1)
+        var completing = postgres.configuration
+        completing.sessionSettings.merge(JobStore.completionSessionSettings) { _, completion in completion }
+        completions = PostgresClient(configuration: completing, maxConnections: 1)
         progress = ProgressNotifier(postgres: postgres)
     }
 
@@ -80,9 +88,28 @@ public struct PostgresWorkerStorage: WorkerStorage {
         return claimed
     }
 
+    /// Plain successes first, in one statement; then, in one transaction, the other outcomes and
+    /// the successes that statement left (under a limit, or fenced out). If that transaction fails,
+    /// the successes stay committed: the caller's retry finds them fenced out (no longer running)
+    /// and leaves them out of what it returns, as it does when a commit's answer is lost.
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
-        let (final, progressed) = try await postgres.withTransaction(settings: JobStore.idKeyedPlanSettings) {
-            try JobStore.completeDeferringProgress(outcomes, genericPlansSet: true, on: $0)
+        var final: [JobOutcome] = []
+        var progressed: Set<String> = []
+        var rest = outcomes.filter { !JobStore.completesAlone($0) }
+        let alone = outcomes.filter(JobStore.completesAlone)
+        if !alone.isEmpty {
+            let done = try await completions.withConnection { try JobStore.completeSucceeded(alone, on: $0) }
+            final = done.applied
+            progressed = done.progressed
+            let applied = Set(done.applied.map(\.id))
+            rest += alone.filter { !applied.contains($0.id) }
+        }
+        if !rest.isEmpty {
+            let done = try await postgres.withTransaction(settings: JobStore.idKeyedPlanSettings) { [rest] in
+                try JobStore.completeDeferringProgress(rest, genericPlansSet: true, on: $0)
+            }
+            final += done.outcomes
+            progressed.formUnion(done.progressed)
         }
         await progress.notify(progressed)
         return final
@@ -106,10 +133,12 @@ public struct PostgresWorkerStorage: WorkerStorage {
         await closeOwnConnections()
     }
 
-    /// The heartbeat's and the claims' connections (the shared pool is its owner's to close).
+    /// The heartbeat's, the claims' and the completions' connections (the shared pool is its
+    /// owner's to close).
     private func closeOwnConnections() async {
         await heartbeats.shutdown()
         await claims.shutdown()
+        await completions.shutdown()
     }
 
     public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {

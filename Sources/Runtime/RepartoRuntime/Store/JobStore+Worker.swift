@@ -101,6 +101,28 @@ extension JobStore {
             """, [progressChannel, productions.sorted()])
     }
 
+    /// Whether an outcome can be committed by ``completeSucceeded(_:on:)``: a success with
+    /// nothing else to write (no effects) and nothing to tell the relay.
+    static func completesAlone(_ outcome: JobOutcome) -> Bool {
+        outcome.state == .succeeded && outcome.effects.isEmpty && !outcome.isRescheduled
+    }
+
+    /// Commits successes (``completesAlone(_:)``) in one statement outside a transaction block,
+    /// a round trip instead of three (`BEGIN`, the update, `COMMIT`). Jobs under a limit are left
+    /// to ``completeDeferringProgress(_:genericPlansSet:on:)``, whose transaction settles their
+    /// slot; so are jobs no longer running this attempt (fenced out there too).
+    /// The connection's session must have ``completionSessionSettings``.
+    /// - Returns: the outcomes applied, and the productions they belong to (to notify).
+    @available(*, noasync)
+    static func completeSucceeded(_ outcomes: [JobOutcome], on connection: PostgresConnection) throws
+        -> (applied: [JobOutcome], progressed: Set<String>) {
+        assert(outcomes.allSatisfy(completesAlone), "only plain successes complete alone")
+        guard !outcomes.isEmpty else { return ([], []) }
+        let rows = try connection.query(prepared: unlimitedCompletionStatement, completionArguments(outcomes))
+        let applied = Set(rows.compactMap { $0.uuid("id") })
+        return (outcomes.filter { applied.contains($0.id) }, Set(rows.compactMap { $0.string("production_id") }))
+    }
+
     /// ``complete(_:on:)`` without its progress notification, which the caller sends after the
     /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
     /// notification lock through its commit, WAL flush included, so every worker's completions
@@ -160,16 +182,7 @@ extension JobStore {
         // Planned once per connection: re-planning cost more than running it (it stays the primary
         // key's nested loop whatever the batch, which ClaimPlanTests checks).
         if !genericPlansSet { try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan; SET LOCAL enable_seqscan TO off") }
-        let rows = try connection.query(prepared: completionStatement, [
-                outcomes.map(\.id),
-                outcomes.map { Int32($0.attempt) },
-                outcomes.map(\.state.rawValue),
-                outcomes.map { $0.result.map(PostgresJSON.init) },
-                outcomes.map(\.error),
-                outcomes.map(\.retryDelay),
-                outcomes.map { $0.runAt?.timeIntervalSince1970 },
-                outcomes.map { $0.continueUnder != nil },
-            ])
+        let rows = try connection.query(prepared: completionStatement, completionArguments(outcomes))
         var limited: [UUID: (key: String, cost: Double)] = [:]
         for row in rows {
             if let id = row.uuid("id"), let key = row.string("limit_key") { limited[id] = (key, row.double("cost") ?? 1) }
@@ -211,11 +224,34 @@ extension JobStore {
     /// commits that do not wait for the WAL flush (see ``PostgresWorkerStorage``).
     static let claimSessionSettings: [String: String] = [
         "synchronous_commit": "off", "plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"]
+    /// The session settings of the connection that only completes successes
+    /// (``completeSucceeded(_:on:)``): ``idKeyedPlanSettings``; its commits wait for the flush.
+    static let completionSessionSettings = Dictionary(uniqueKeysWithValues: idKeyedPlanSettings.map { ($0.key, $0.value) })
 
     /// Applies outcomes to the jobs still running the same attempt (the fencing token); `$1` … `$8`
     /// are the outcomes' columns.
+    static let completionStatement = completionSQL(condition: "")
 
-    static let completionStatement = """
+    /// The parameters of ``completionStatement`` and ``unlimitedCompletionStatement``.
+    private static func completionArguments(_ outcomes: [JobOutcome]) -> [any PostgresEncodable] {
+        [
+            outcomes.map(\.id),
+            outcomes.map { Int32($0.attempt) },
+            outcomes.map(\.state.rawValue),
+            outcomes.map { $0.result.map(PostgresJSON.init) },
+            outcomes.map(\.error),
+            outcomes.map(\.retryDelay),
+            outcomes.map { $0.runAt?.timeIntervalSince1970 },
+            outcomes.map { $0.continueUnder != nil },
+        ]
+    }
+
+    /// ``completionStatement`` for jobs under no limit only (a limited job's slot is settled in
+    /// the completion's transaction): what ``completeSucceeded(_:on:)`` commits on its own.
+    static let unlimitedCompletionStatement = completionSQL(condition: " AND j.limit_key IS NULL")
+
+    private static func completionSQL(condition: String) -> String {
+        """
             UPDATE jobs j SET
                 state = u.state,
                 result = coalesce(u.result, j.result),
@@ -235,9 +271,10 @@ extension JobStore {
                 deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
             FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
                  AS u(id, attempt, state, result, error, delay_s, run_at, moved)
-            WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt
+            WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt\(condition)
             RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost
         """
+    }
 
     /// Registers or refreshes a worker. Returns the ids of its running jobs whose cancellation was
     /// requested (`cancel`), and of the jobs it still runs (`local`) that are no longer its own

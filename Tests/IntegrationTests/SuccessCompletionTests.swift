@@ -1,0 +1,85 @@
+import Foundation
+@testable import RepartoRuntime
+import Postgres
+import RepartoTestSupport
+import Testing
+
+/// A worker commits plain successes in one statement of their own and everything else (failures,
+/// jobs under a limit, effects) in a transaction: each outcome ends as the single-transaction
+/// completion would have left it.
+@Suite("completions: plain successes alone, the rest in a transaction", .timeLimit(.minutes(2)))
+struct SuccessCompletionTests {
+    /// A job enqueued, then set running attempt 1 on worker `w`.
+    private func running(_ cluster: TestCluster, limit: String? = nil) async throws -> UUID {
+        let id = try await cluster.client.enqueue(NoopJob(), options: JobOptions(limit: limit))
+        try await cluster.postgres.query("""
+            UPDATE jobs SET state = 'running', attempts = 1, worker_id = 'w', publish_pending = false, started_at = now()
+            WHERE id = $1
+            """, [id])
+        return id
+    }
+
+    private func row(_ id: UUID, in cluster: TestCluster) async throws -> PostgresRow? {
+        try await cluster.postgres.query("""
+            SELECT state, publish_pending, run_after <= now() AS due, finished_at IS NOT NULL AS finished FROM jobs WHERE id = $1
+            """, [id]).first
+    }
+
+    @Test func aMixedBatchEndsAsOneTransactionWouldHaveLeftIt() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.client.setLimit(LimitSpec(name: "test:one", concurrency: 1))
+        let plain = try await running(cluster)
+        let limited = try await running(cluster, limit: "test:one")
+        let stale = try await running(cluster)
+        let failing = try await running(cluster)
+        // Waits for test:one's slot: published again once the limited job's completion frees it.
+        let waiting = try await cluster.client.enqueue(NoopJob(), options: JobOptions(limit: "test:one"))
+        try await cluster.postgres.query("UPDATE jobs SET run_after = now() + interval '1 hour' WHERE id = $1", [waiting])
+
+        let storage = PostgresWorkerStorage(postgres: cluster.postgres)
+        let applied = try await storage.complete([
+            JobOutcome(id: plain, attempt: 1, state: .succeeded, result: Data(#"{"n":1}"#.utf8)),
+            JobOutcome(id: limited, attempt: 1, state: .succeeded),
+            JobOutcome(id: stale, attempt: 2, state: .succeeded),
+            JobOutcome(id: failing, attempt: 1, state: .failed, error: "boom", retryDelay: 0),
+        ])
+        #expect(Set(applied.map(\.id)) == [plain, limited, failing], "all but the stale attempt apply")
+        #expect(applied.first { $0.id == failing }?.state == .failed)
+
+        #expect(try await row(plain, in: cluster)?.string("state") == "succeeded")
+        #expect(try await cluster.postgres.query("SELECT result ->> 'n' AS n FROM jobs WHERE id = $1", [plain]).first?.string("n") == "1",
+                "the success's result is stored")
+        #expect(try await row(limited, in: cluster)?.string("state") == "succeeded")
+        #expect(try await row(stale, in: cluster)?.string("state") == "running", "fenced out: another attempt runs it")
+        let failed = try await row(failing, in: cluster)
+        #expect(failed?.string("state") == "failed")
+        #expect(failed?.bool("publish_pending") == true, "flagged for the relay to publish its retry")
+        #expect(try await row(waiting, in: cluster)?.bool("due") == true,
+                "the limited job's completion settled its limit: the job waiting for the slot is due")
+
+        try await storage.markStopped(workerID: "w", succeeded: 2, failed: 1)
+        await cluster.shutdown()
+    }
+
+    /// The one-statement completion keeps the fencing of ``JobLifecycle/complete(state:attempts:outcome:attempt:rescheduled:)``
+    /// in every state: only the running attempt it names is finished.
+    @Test func aSuccessAloneIsFencedLikeAnyCompletion() async throws {
+        let cluster = try await TestCluster.make()
+        for state in JobState.allCases {
+            for attempt in [1, 2] {
+                let id = try await cluster.client.enqueue(NoopJob())
+                try await cluster.postgres.query("""
+                    UPDATE jobs SET state = $2, attempts = 2, worker_id = CASE WHEN $2 = 'running' THEN 'w' END WHERE id = $1
+                    """, [id, state.rawValue])
+                let applied = try await cluster.postgres.withConnection { connection in
+                    try JobStore.completeSucceeded([JobOutcome(id: id, attempt: attempt, state: .succeeded)], on: connection)
+                }.applied
+                let expected = JobLifecycle.complete(state: state, attempts: 2, outcome: .succeeded, attempt: attempt)
+                let context = "\(state), attempt \(attempt)"
+                #expect(applied.map(\.id) == (expected == nil ? [] : [id]), "\(context)")
+                #expect(try await row(id, in: cluster)?.string("state") == (expected?.state ?? state).rawValue, "\(context)")
+            }
+        }
+        await cluster.shutdown()
+    }
+}
