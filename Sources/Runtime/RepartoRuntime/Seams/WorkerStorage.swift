@@ -15,8 +15,9 @@ public protocol WorkerStorage: Sendable {
     /// Decides the jobs ``claim(_:workerID:)`` left: parks paused ones, admits or puts off limited
     /// ones; returns those admitted (claimed). The others are left out.
     func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob]
-    /// Commits outcomes in one transaction; returns those that applied (not fenced out), after
-    /// effect failures were turned into failures.
+    /// Commits outcomes (plain successes may commit on their own, before one transaction for the
+    /// rest); returns those that applied (not fenced out), after effect failures were turned into
+    /// failures.
     func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
     /// Records the worker alive; returns its running jobs to cancel and the local jobs it lost.
     /// `held`: per routing key, the deliveries the worker holds unclaimed (``Worker``'s pending ones).
@@ -60,14 +61,17 @@ public struct PostgresWorkerStorage: WorkerStorage {
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
         self.postgres = postgres
         self.defaultLimits = defaultLimits
-        heartbeats = PostgresClient(configuration: postgres.configuration, maxConnections: 1)
-        var claiming = postgres.configuration
-        claiming.sessionSettings.merge(JobStore.claimSessionSettings) { _, claim in claim }
-        claims = PostgresClient(configuration: claiming, maxConnections: 1)
-        var completing = postgres.configuration
-        completing.sessionSettings.merge(JobStore.completionSessionSettings) { _, completion in completion }
-        completions = PostgresClient(configuration: completing, maxConnections: 1)
+        heartbeats = Self.ownConnection(postgres, settings: [:])
+        claims = Self.ownConnection(postgres, settings: JobStore.claimSessionSettings)
+        completions = Self.ownConnection(postgres, settings: JobStore.completionSessionSettings)
         progress = ProgressNotifier(postgres: postgres)
+    }
+
+    /// A connection of the worker's own, to the pool's database, whose session also has `settings`.
+    private static func ownConnection(_ postgres: PostgresClient, settings: [String: String]) -> PostgresClient {
+        var configuration = postgres.configuration
+        configuration.sessionSettings.merge(settings) { _, own in own }
+        return PostgresClient(configuration: configuration, maxConnections: 1)
     }
 
     public func claim(_ ids: [UUID], workerID: String) async throws -> (claimed: [ClaimedJob], rest: [UUID]) {
