@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import Assets
 import Foundation
+import Synchronization
 import Threading
 
 /// Runs a subprocess with `posix_spawn` without blocking Swift's cooperative thread pool.
@@ -50,6 +51,36 @@ enum ProcessRunner {
     /// ignore SIGPIPE once (process-wide; SwiftNIO does the same for its sockets).
     static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
+    /// What a leak check needs to tell this task's descriptors from everyone else's: the
+    /// identity (device, inode) of every descriptor the runs it witnesses open. Pipe and memory
+    /// file inodes are not reused while the system runs, so an identity still open after a run
+    /// returned is that run's leak, whatever else the process opened meanwhile.
+    final class DescriptorWitness: Sendable {
+        struct Identity: Hashable, Sendable { var device: UInt64; var inode: UInt64 }
+        private let seen = Mutex<Set<Identity>>([])
+
+        init() {}
+
+        /// Every identity recorded so far.
+        var identities: Set<Identity> { seen.withLock { $0 } }
+
+        func record(_ descriptors: [Int32]) {
+            let found = descriptors.compactMap(Self.identity(of:))
+            seen.withLock { $0.formUnion(found) }
+        }
+
+        /// The identity of an open descriptor, or nil when it is not open.
+        static func identity(of fd: Int32) -> Identity? {
+            guard fd >= 0 else { return nil }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { return nil }
+            return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        }
+    }
+
+    /// Set by a test around the runs it checks; nil (and free) otherwise.
+    @TaskLocal static var witness: DescriptorWitness?
+
     static func run(executable: URL, arguments: [String], stdin: Data) async throws -> Output {
         _ = ignoreSIGPIPE
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
@@ -62,6 +93,7 @@ enum ProcessRunner {
             closeAll()
             throw SpawnError(path: executable.path, code: code)
         }
+        witness?.record(inPipe + outPipe + errPipe + [errMemory])
         let pid: pid_t
         do {
             pid = try spawn(executable.path, arguments: arguments, stdin: inPipe[0], stdout: outPipe[1],
