@@ -8,7 +8,7 @@ import Testing
 enum TestDatabase {
     /// "…-not-configured" when there is none, so connecting fails (the tests fail, never skip).
     static let url: String = (try? TestEnvironment.databaseURL())
-        ?? "postgres://reparto@127.0.0.1:55432/reparto-url-not-configured"
+        ?? "postgres://reparto@127.0.0.1:24432/reparto-url-not-configured"
 
     static func configuration(applicationName: String = "reparto-postgres-tests") throws -> PostgresConfiguration {
         var configuration = try PostgresConfiguration(url: url)
