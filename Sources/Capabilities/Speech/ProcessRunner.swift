@@ -158,7 +158,7 @@ enum ProcessRunner {
         }
     }
 
-    static func spawn(_ path: String, arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
+    static func spawn(_ path: String, arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws(SpawnError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

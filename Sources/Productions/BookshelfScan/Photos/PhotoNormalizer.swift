@@ -9,9 +9,12 @@ public struct PhotoNormalizer: Sendable {
     public static let maxSide = 2048
     /// Largest normalized image read back.
     static let maxOutputBytes = 20 * 1024 * 1024
+    /// How long decoding one photo may take: a second or two for a 50-megapixel JPEG on a busy
+    /// machine; a file that keeps ffmpeg busy longer fails instead of holding a worker's thread.
+    public static let timeout = Duration.seconds(60)
     public let ffmpeg: FFmpegTool
 
-    public init(ffmpeg: FFmpegTool) { self.ffmpeg = ffmpeg }
+    public init(ffmpeg: FFmpegTool) { self.ffmpeg = ffmpeg.withTimeout(Self.timeout) }
 
     /// The ffmpeg filter that shows an image stored with EXIF `orientation` upright.
     static func transform(orientation: Int) -> String? {
