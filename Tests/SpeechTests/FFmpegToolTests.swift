@@ -41,6 +41,15 @@ struct FFmpegToolTests {
         #expect(kill(try fake.recordedPID(), 0) == -1 && errno == ESRCH)
     }
 
+    @Test func oneThatClosesStandardErrorAndRunsOnIsKilledAtItsDeadlineToo() throws {
+        let fake = try FakeFFmpeg("echo $$ > \"$(dirname \"$0\")/pid\"; echo 'going quiet' >&2; exec 2>&-; exec sleep 600")
+        defer { fake.remove() }
+        let out = try ProcessRunner.runBounded(executable: fake.tool.executable, arguments: [], timeout: .seconds(1))
+        #expect(out.timedOut && out.status == 128 + SIGKILL)
+        #expect(String(decoding: out.stderr, as: UTF8.self) == "going quiet\n")
+        #expect(kill(try fake.recordedPID(), 0) == -1 && errno == ESRCH)
+    }
+
     @Test func aProcessLeftBehindDoesNotHoldTheRun() throws {
         // The stand-in exits at once but leaves a sleeper with the null device for its output:
         // the run ends with the stand-in, not with the sleeper (Foundation's Process would wait

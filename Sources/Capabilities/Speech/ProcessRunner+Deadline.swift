@@ -18,7 +18,7 @@ extension ProcessRunner {
 
     /// Blocking: runs `executable` with standard input and output on the null device, keeps the
     /// last `stderrLimit` bytes of standard error, and kills the child (SIGKILL) if it has not
-    /// closed standard error by `timeout`. Call it off the cooperative pool.
+    /// exited by `timeout`. Call it off the cooperative pool.
     ///
     /// Why not Foundation's `Process`: its `waitUntilExit` has no deadline, and on Linux it learns
     /// of the exit through a socket the child inherits, so it waits as long as anything the child
@@ -66,10 +66,25 @@ extension ProcessRunner {
                 if tail.count > stderrLimit { tail.removeFirst(tail.count - stderrLimit) }
             }
         }
-        if timedOut { kill(pid, SIGKILL) }
+        // Standard error closes when the child exits; one that closed it and goes on running is
+        // waited for until the deadline too, in naps that grow from 0.2 ms to 20 ms.
         var status: Int32 = 0
+        var nap: UInt32 = 200
+        while !timedOut {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return BoundedOutput(status: shellStatus(status), stderr: tail, timedOut: false) }
+            if reaped < 0 && errno != EINTR { break }
+            if ContinuousClock.now >= deadline { timedOut = true; break }
+            usleep(nap)
+            nap = min(nap * 2, 20_000)
+        }
+        if timedOut { kill(pid, SIGKILL) }  // not reaped yet, so the pid is still the child's
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return BoundedOutput(status: code, stderr: tail, timedOut: timedOut)
+        return BoundedOutput(status: shellStatus(status), stderr: tail, timedOut: timedOut)
+    }
+
+    /// Exit code, or 128 + signal number like a shell.
+    static func shellStatus(_ status: Int32) -> Int32 {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }

@@ -135,8 +135,7 @@ enum ProcessRunner {
                 close(readFD)
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                // Exit code, or 128 + signal number like a shell.
-                collector.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                collector.status = shellStatus(status)
                 if errMemory >= 0 {  // the child is gone: the memory file is complete
                     lseek(errFD, 0, SEEK_SET)
                     collector.stderr = readAll(errFD)
