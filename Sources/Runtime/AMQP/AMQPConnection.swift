@@ -195,6 +195,35 @@ public final class AMQPConnection {
         }
     }
 
+    /// Whether the broker has confirmed (acked or nacked) every message published up to `tag`.
+    public func isConfirmed(through tag: UInt64) -> Bool {
+        unconfirmed.first.map { $0 > tag } ?? true
+    }
+
+    /// The tags the broker nacked since the last call (or the last ``waitForConfirms(timeout:)``).
+    public func takeNacked() -> [UInt64] {
+        defer { nacked.removeAll() }
+        return nacked
+    }
+
+    /// Reads and applies every frame already received (confirms, returns, closes) without waiting.
+    @available(*, noasync)
+    public func processReceivedFrames() throws(AMQPError) {
+        while try readFrame(timeout: 0) {}
+    }
+
+    /// The connection's socket, for a `poll()` that waits on it together with others; -1 when closed.
+    public var socketDescriptor: Int32 {
+        guard let state else { return -1 }
+        return amqp_get_sockfd(state)
+    }
+
+    /// Whether frames are already read or buffered, so that the socket may not turn readable for them.
+    public var hasBufferedFrames: Bool {
+        guard let state else { return false }
+        return amqp_frames_enqueued(state) != 0 || amqp_data_in_buffer(state) != 0
+    }
+
     /// The mandatory messages the broker returned as unroutable since the last call. A returned
     /// message is still confirmed (acked) afterwards, so a publisher that waits for confirms must
     /// also look here: an ack alone does not mean a queue took the message.

@@ -428,6 +428,12 @@ public final class PostgresConnection {
         }
     }
 
+    /// The connection's socket, for a `poll()` that waits on it together with others; -1 when closed.
+    public var socketDescriptor: Int32 {
+        guard let handle = try? openHandle() else { return -1 }
+        return PQsocket(handle)
+    }
+
     private func drainNotifications(_ handle: OpaquePointer) -> [PostgresNotification] {
         var notifications: [PostgresNotification] = []
         while let notify = PQnotifies(handle) {

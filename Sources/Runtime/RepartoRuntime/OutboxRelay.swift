@@ -9,8 +9,10 @@ import Threading
 ///
 /// One dedicated thread owns a PostgreSQL connection and an AMQP connection. One statement takes
 /// a batch of due, unpublished jobs (`FOR UPDATE SKIP LOCKED`) and clears their publish flag;
-/// the relay then publishes them persistently and waits for the broker's confirms for the whole
-/// batch. What the broker returns, or what a failed batch leaves unconfirmed, is flagged again.
+/// the relay then publishes them persistently. It does not wait for the broker's confirms before
+/// its next take: up to ``windowCapacity`` batches are in flight (``PublishWindow``), and their
+/// confirms are taken in while it waits for the next notification. What the broker returns, or
+/// what a failed channel leaves unconfirmed, is flagged again.
 /// Marking before publishing keeps the claims of jobs whose messages arrive before the confirms
 /// from waiting for a relay's row locks; a relay that dies between its take and its confirms
 /// leaves jobs marked with no message, which the comparison with the broker's queues below
@@ -104,6 +106,14 @@ public final class OutboxRelay: Sendable {
         var lastLostCheck = Date()
         var leading = false
         var lastLeadAttempt = Date.distantPast
+        var window = PublishWindow(capacity: Self.windowCapacity)
+        // A broker connection given up with batches in flight: their confirms will never come,
+        // so their jobs are flagged again (a copy that got through is dropped at claim).
+        func abandonBroker() {
+            broker?.abandon(); broker = nil
+            if !window.isEmpty, let database { try? JobStore.restorePending(window.removeAll(), on: database) }
+            _ = window.removeAll()
+        }
         while !owner.isStopping {
             do {
                 if database == nil {
@@ -136,7 +146,11 @@ public final class OutboxRelay: Sendable {
                 // The broker closed the channel (a refused declare): reconnect before publishing more.
                 var channelLost = false
                 while published == batchSize && !owner.isStopping {
-                    let pass = try publishBatch(db: db, mq: mq, overdueBy: overdueBy, declared: declared)
+                    if window.isFull {
+                        try mq.waitForConfirms(timeout: Self.confirmTimeout)
+                        try settle(&window, declared: &declared, db: db, mq: mq)
+                    }
+                    let pass = try publishBatch(db: db, mq: mq, overdueBy: overdueBy, declared: declared, window: &window)
                     published = pass.published
                     declared = pass.declared
                     channelLost = pass.channelLost
@@ -144,13 +158,14 @@ public final class OutboxRelay: Sendable {
                     if channelLost { break }
                 }
                 if channelLost {
-                    broker?.abandon(); broker = nil
+                    abandonBroker()
                     continue
                 }
+                try settle(&window, declared: &declared, db: db, mq: mq)
                 if leading && Date().timeIntervalSince(lastLostCheck) >= lostCheckInterval {
                     lastLostCheck = Date()
                     if try republishLost(db: db, mq: mq) {
-                        broker?.abandon(); broker = nil
+                        abandonBroker()
                         continue
                     }
                 }
@@ -158,17 +173,21 @@ public final class OutboxRelay: Sendable {
                     try JobStore.clearStaleOutbox(on: db)
                     lastCleanup = Date()
                 }
-                if leading {
-                    // Enqueued during the pass (the usual case under load): straight to the next
-                    // pass, without asking the database when the next retry is due.
-                    if try db.waitForNotifications(timeout: 0).isEmpty {
-                        let untilDue = try JobStore.secondsUntilNextDue(on: db)
-                        _ = try db.waitForNotifications(timeout: min(0.5, max(0.001, untilDue ?? 0.5)))
+                // Enqueued during the pass (the usual case under load): straight to the next pass,
+                // without asking the database when the next retry is due. Otherwise wait for a
+                // notification or the next due job, settling confirms as they arrive. A standby
+                // does not listen: it looks again in a second.
+                let notifiedDuringPass = leading ? !(try db.waitForNotifications(timeout: 0)).isEmpty : false
+                if !notifiedDuringPass {
+                    var wait = 1.0
+                    if leading { wait = min(0.5, max(0.001, try JobStore.secondsUntilNextDue(on: db) ?? 0.5)) }
+                    let deadline = ContinuousClock.now + .nanoseconds(Int64(wait * 1_000_000_000))
+                    while !owner.isStopping {
+                        let notified = try Self.waitForEither(db: db, mq: mq, until: deadline)
+                        try settle(&window, declared: &declared, db: db, mq: mq)
+                        if notified || ContinuousClock.now >= deadline { break }
                     }
-                } else {
-                    _ = try db.waitForNotifications(timeout: 1)  // not listening: a check of the connection once a second
                 }
-                try mq.poll(timeout: 0) // heartbeats
                 backoff.reset()
             } catch {
                 if let error = error as? PostgresError, !error.isConnectionLost {
@@ -177,7 +196,7 @@ public final class OutboxRelay: Sendable {
                     logger.warning("outbox relay lost a connection, reconnecting", metadata: ["error": "\(error)"])
                 }
                 if error is AMQPError || !(broker?.isOpen ?? false) {
-                    broker?.abandon(); broker = nil
+                    abandonBroker()
                     // A leader that cannot publish hands the lead on (closing the session frees the lock).
                     if leading { database?.close(); database = nil }
                 }
@@ -187,8 +206,66 @@ public final class OutboxRelay: Sendable {
                 owner.sleep(backoff.next())
             }
         }
+        // Stopping: what is in flight is confirmed, or flagged again.
+        if !window.isEmpty, let mq = broker {
+            if (try? mq.waitForConfirms(timeout: 5)) != nil, let db = database {
+                var declared = Set<String>()
+                try? settle(&window, declared: &declared, db: db, mq: mq)
+            }
+        }
+        if !window.isEmpty, let database { try? JobStore.restorePending(window.removeAll(), on: database) }
         database?.close()
         broker?.close()
+    }
+
+    /// Batches a relay has in flight at most (each up to ``batchSize`` jobs).
+    static let windowCapacity = 8
+    /// Seconds the oldest batch in flight may wait for its confirms before the channel counts as failed.
+    static let confirmTimeout = 30.0
+
+    /// Takes in what the broker answered: returned messages are flagged again and their queues
+    /// declared anew, nacked ones fail the channel (every batch in flight is flagged again by the
+    /// caller), and confirmed batches leave the window.
+    @available(*, noasync)
+    private func settle(_ window: inout PublishWindow, declared: inout Set<String>,
+                        db: PostgresConnection, mq: AMQPConnection) throws {
+        try mq.processReceivedFrames()
+        let nacked = mq.takeNacked()
+        if !nacked.isEmpty { throw AMQPError(.nacked, "broker rejected \(nacked.count) published messages") }
+        // Confirmed but unroutable (the queue was deleted after we declared it): not published;
+        // declared again before the next try.
+        let returned = Set(mq.takeReturned().compactMap { message -> UUID? in
+            UUID(uuidString: String(decoding: message.body, as: UTF8.self))
+        })
+        if !returned.isEmpty {
+            declared.subtract(window.queues(of: returned))
+            logger.warning("outbox relay: the broker returned unroutable jobs; declaring their queues again",
+                           metadata: ["count": "\(returned.count)"])
+            Counter(label: "reparto_outbox_returned_total").increment(by: returned.count)
+            try JobStore.restorePending(Array(returned), on: db)
+        }
+        window.retire(confirmed: mq.isConfirmed(through:))
+        if let oldest = window.oldestPublishedAt, ContinuousClock.now - oldest > .seconds(Self.confirmTimeout) {
+            throw AMQPError(.timeout, "publishes not confirmed within \(Self.confirmTimeout) s")
+        }
+    }
+
+    /// Waits until `deadline` for a notification on `db` or a frame on `mq`, whichever comes
+    /// first; returns whether notifications arrived.
+    @available(*, noasync)
+    private static func waitForEither(db: PostgresConnection, mq: AMQPConnection, until deadline: ContinuousClock.Instant) throws -> Bool {
+        if !(try db.waitForNotifications(timeout: 0)).isEmpty { return true }
+        if mq.hasBufferedFrames { return false }
+        let left = ContinuousClock.now.duration(to: deadline)
+        guard left > .zero else { return false }
+        var descriptors = [pollfd(fd: db.socketDescriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: mq.socketDescriptor, events: Int16(POLLIN), revents: 0)]
+        let milliseconds = left.components.seconds * 1000 + (left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let ready = poll(&descriptors, 2, Int32(clamping: milliseconds))
+        if ready < 0 && errno != EINTR {
+            throw PostgresError(.connection, message: "poll() failed on the relay's sockets (errno \(errno))")
+        }
+        return !(try db.waitForNotifications(timeout: 0)).isEmpty
     }
 
     /// What one publishing transaction did.
@@ -206,7 +283,7 @@ public final class OutboxRelay: Sendable {
     /// the compiler needed minutes for.
     @available(*, noasync)
     private func publishBatch(db: PostgresConnection, mq: AMQPConnection, overdueBy: Double,
-                              declared: Set<String>) throws -> BatchPass {
+                              declared: Set<String>, window: inout PublishWindow) throws -> BatchPass {
         var pass = BatchPass(declared: declared)
         let entries = try JobStore.takeOutbox(limit: batchSize, overdueBy: overdueBy, on: db)
         guard !entries.isEmpty else { return pass }
@@ -229,34 +306,22 @@ public final class OutboxRelay: Sendable {
                     return pass
                 }
             }
+            var lastTag: UInt64 = 0
             for entry in entries {
-                try mq.publish(AMQPOutgoingMessage(
+                lastTag = try mq.publish(AMQPOutgoingMessage(
                     exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
                     body: Array(entry.id.uuidString.lowercased().utf8),
                     properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
                                                       messageID: entry.id.uuidString.lowercased(), type: entry.kind),
                     mandatory: true))
             }
-            try mq.waitForConfirms(timeout: 30)
+            window.add(entries, lastTag: lastTag, at: .now)
         } catch {
             // Not known to be in the broker: flagged again (a copy that did get there is dropped
             // at claim). If this fails too, the comparison with the broker's queues finds them.
             try? JobStore.restorePending(entries.map(\.id), on: db)
             throw error
         }
-        // Confirmed but unroutable (the queue was deleted after we declared it): not
-        // published; declared again before the next try.
-        let returned = Set(mq.takeReturned().compactMap { message -> UUID? in
-            UUID(uuidString: String(decoding: message.body, as: UTF8.self))
-        })
-        if !returned.isEmpty {
-            for entry in entries where returned.contains(entry.id) { pass.declared.remove(entry.queue) }
-            logger.warning("outbox relay: the broker returned unroutable jobs; declaring their queues again",
-                           metadata: ["count": "\(returned.count)"])
-            Counter(label: "reparto_outbox_returned_total").increment(by: returned.count)
-            try JobStore.restorePending(Array(returned), on: db)
-        }
-        pass.published = entries.count - returned.count
         return pass
     }
 
