@@ -241,7 +241,7 @@ final class ProcessCluster: Sendable {
     /// which it holds (touching `$HOLD_MARKER`) until the process that ran it is gone.
     func holdingEspeak() throws -> URL {
         let url = logs.appendingPathComponent("espeak-ng-holding")
-        try """
+        let script = """
             #!/bin/sh
             case "$*" in *--voices*) exec espeak-ng "$@";; esac
             text=$(cat)
@@ -252,8 +252,8 @@ final class ProcessCluster: Sendable {
                 exit 1
             fi
             printf '%s' "$text" | exec espeak-ng "$@"
-            """.write(to: url, atomically: true, encoding: .utf8)
-        chmod(url.path, 0o755)
+            """
+        try ExecutableScript.write(script, to: url)
         return url
     }
 

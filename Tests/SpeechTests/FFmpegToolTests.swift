@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import RepartoTestSupport
 @testable import Speech
 import Testing
 
@@ -18,9 +19,7 @@ struct FFmpegToolTests {
         init(_ script: String) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-ffmpeg-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let executable = directory.appendingPathComponent("ffmpeg")
-            try Data("#!/bin/sh\n\(script)\n".utf8).write(to: executable)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: executable.path)
+            try ExecutableScript.write("#!/bin/sh\n\(script)\n", to: directory.appendingPathComponent("ffmpeg"))
         }
 
         /// The pid the script wrote to `$DIR/pid`.
