@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Threading
 
 extension ProcessRunner {
     /// How a run under a deadline ended.
@@ -53,8 +54,7 @@ extension ProcessRunner {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { timedOut = true; break }
             var ready = pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            let polled = poll(&ready, 1, milliseconds)
+            let polled = poll(&ready, 1, left.pollTimeoutMilliseconds)
             if polled < 0 { if errno == EINTR { continue }; break }
             if polled == 0 { continue }  // the deadline check above decides
             let n = buffer.withUnsafeMutableBytes { read(errPipe[0], $0.baseAddress!, $0.count) }

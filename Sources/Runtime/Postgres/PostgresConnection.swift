@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Threading
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -408,11 +409,8 @@ public final class PostgresConnection {
         while true {
             let socket = PQsocket(handle)
             guard socket >= 0 else { throw lostError(handle) }
-            let remaining = clock.now.duration(to: deadline)
-            let (seconds, attoseconds) = remaining.components
-            let milliseconds = max(0, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(clamping: milliseconds))
+            let ready = poll(&descriptor, 1, clock.now.duration(to: deadline).pollTimeoutMilliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw PostgresError(.connection, message: "poll() failed on the connection's socket (errno \(errno))")

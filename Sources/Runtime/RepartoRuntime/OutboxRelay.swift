@@ -181,7 +181,7 @@ public final class OutboxRelay: Sendable {
                 if !notifiedDuringPass {
                     var wait = 1.0
                     if leading { wait = min(0.5, max(0.001, try JobStore.secondsUntilNextDue(on: db) ?? 0.5)) }
-                    let deadline = ContinuousClock.now + .nanoseconds(Int64(wait * 1_000_000_000))
+                    let deadline = ContinuousClock.now + .seconds(wait)
                     while !owner.isStopping {
                         let notified = try Self.waitForEither(db: db, mq: mq, until: deadline)
                         try settle(&window, declared: &declared, db: db, mq: mq)
@@ -260,8 +260,7 @@ public final class OutboxRelay: Sendable {
         guard left > .zero else { return false }
         var descriptors = [pollfd(fd: db.socketDescriptor, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: mq.socketDescriptor, events: Int16(POLLIN), revents: 0)]
-        let milliseconds = left.components.seconds * 1000 + (left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        let ready = poll(&descriptors, 2, Int32(clamping: milliseconds))
+        let ready = poll(&descriptors, 2, left.pollTimeoutMilliseconds)
         if ready < 0 && errno != EINTR {
             throw PostgresError(.connection, message: "poll() failed on the relay's sockets (errno \(errno))")
         }
