@@ -107,12 +107,16 @@ public final class OutboxRelay: Sendable {
         var leading = false
         var lastLeadAttempt = Date.distantPast
         var window = PublishWindow(capacity: Self.windowCapacity)
-        // A broker connection given up with batches in flight: their confirms will never come,
-        // so their jobs are flagged again (a copy that got through is dropped at claim).
+        // Batches whose confirms will never come (a broker connection given up, a stop) are
+        // flagged again; a copy that got through is dropped at claim. Without a database
+        // connection, the comparison with the broker's queues finds them.
+        func flagInFlightAgain() {
+            let inFlight = window.removeAll()
+            if !inFlight.isEmpty, let database { try? JobStore.restorePending(inFlight, on: database) }
+        }
         func abandonBroker() {
             broker?.abandon(); broker = nil
-            if !window.isEmpty, let database { try? JobStore.restorePending(window.removeAll(), on: database) }
-            _ = window.removeAll()
+            flagInFlightAgain()
         }
         while !owner.isStopping {
             do {
@@ -213,7 +217,7 @@ public final class OutboxRelay: Sendable {
                 try? settle(&window, declared: &declared, db: db, mq: mq)
             }
         }
-        if !window.isEmpty, let database { try? JobStore.restorePending(window.removeAll(), on: database) }
+        flagInFlightAgain()
         database?.close()
         broker?.close()
     }
