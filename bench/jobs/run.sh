@@ -9,12 +9,19 @@
 # The peers (bench/celery, bench/dramatiq, bench/pgqueuer; their READMEs state the settings) run
 # with two worker processes each and print one JSON line per run. Dramatiq and PgQueuer get the
 # same counts and rate as Reparto: BENCH_JOBS flat out, BENCH_RATE_JOBS at BENCH_RATE jobs/s.
+#   BENCH_RATE=quarter offers a quarter of Reparto's flat-out rate measured just before, to every
+#   peer alike (latency at a quarter of the cluster's capacity, the usual operating point).
 #   BENCH_SKIP_REPARTO=1 BENCH_SKIP_CELERY=1 BENCH_SKIP_DRAMATIQ=1 BENCH_SKIP_PGQUEUER=1 skip one.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 COUNT="${BENCH_JOBS:-50000}"
 RATE_COUNT="${BENCH_RATE_JOBS:-10000}"
 RATE="${BENCH_RATE:-1000}"
+if [ "$RATE" = quarter ] && [ "${BENCH_SKIP_REPARTO:-0}" = "1" ]; then
+    echo "bench/jobs/run.sh: BENCH_RATE=quarter needs Reparto's flat-out run (unset BENCH_SKIP_REPARTO)" >&2
+    exit 2
+fi
+case "$RATE" in quarter|[1-9]|[1-9][0-9]*) ;; *) echo "bench/jobs/run.sh: BENCH_RATE must be a whole number of jobs/s or quarter, not '$RATE'" >&2; exit 2 ;; esac
 
 scripts/services up >/dev/null
 
@@ -32,7 +39,13 @@ if [ "${BENCH_SKIP_REPARTO:-0}" != "1" ]; then
     sleep 1 # let the workers declare their queues and register
 
     echo "# reparto: $COUNT no-op jobs, as fast as possible"
-    $R bench jobs --count "$COUNT" --json
+    flat="$($R bench jobs --count "$COUNT" --json)"
+    echo "$flat"
+    if [ "$RATE" = quarter ]; then
+        RATE="$(printf '%s\n' "$flat" | sed -n 's/.*"jobs_per_second":\([0-9]*\).*/\1/p')"
+        RATE=$(( ${RATE:-0} / 4 ))
+        [ "$RATE" -ge 1 ] || { echo "bench/jobs/run.sh: no flat-out rate to take a quarter of" >&2; exit 1; }
+    fi
     echo "# reparto: $RATE_COUNT no-op jobs offered at $RATE jobs/s"
     $R bench jobs --count "$RATE_COUNT" --rate "$RATE" --json
     cleanup
