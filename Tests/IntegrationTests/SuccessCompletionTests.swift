@@ -82,4 +82,39 @@ struct SuccessCompletionTests {
         }
         await cluster.shutdown()
     }
+
+    /// A worker readies its claims' and completions' connections before it consumes: each has
+    /// run its statement (planned, tables read), on no job.
+    @Test func preparingAWorkersConnectionsRunsTheirStatementsOnNoJob() async throws {
+        let cluster = try await TestCluster.make()
+        let queued = try await cluster.client.enqueue(NoopJob())
+        let started = try await running(cluster)
+        func backends() async throws -> [String] {
+            try await cluster.postgres.query("""
+                SELECT query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """).compactMap { $0.string("query") }
+        }
+        func counted() async throws -> Int? {
+            try await cluster.postgres.query("SELECT count(*)::int AS n FROM job_stats_delta").first?.int("n")
+        }
+        let before = try await backends()
+        let deltas = try await counted()
+
+        let storage = PostgresWorkerStorage(postgres: cluster.postgres)
+        try await storage.prepare(workerID: "w")
+
+        let after = try await backends()
+        #expect(after.count == before.count + 2, "the claims' and the completions' connections are open")
+        #expect(after.contains { $0.contains("SET state = 'running'") && $0.contains("RETURNING") },
+                "the claims' connection ran the claim")
+        #expect(after.contains { $0.contains("state = u.state") }, "the completions' connection ran the completion: \(after)")
+        #expect(try await row(queued, in: cluster)?.string("state") == "queued", "no job claimed")
+        #expect(try await row(started, in: cluster)?.string("state") == "running", "no job completed")
+        #expect(try await counted() == deltas, "nothing counted in the rollups")
+
+        let claimed = try await storage.claim([queued], workerID: "w")
+        #expect(claimed.claimed.map(\.id) == [queued], "the prepared claim claims")
+        try await storage.markStopped(workerID: "w", succeeded: 0, failed: 0)
+        await cluster.shutdown()
+    }
 }

@@ -144,6 +144,12 @@ public final class Worker: Service, Sendable {
         try await registerUntilReachable()
         let kinds = registry.definitions.map { (kind: $0.kind, crashLimit: $0.crashLimit) }
         _ = await retryingDatabase("record the kinds' crash limits") { try await self.storage.recordKinds(kinds) }
+        do {
+            try await storage.prepare(workerID: identity.id)
+        } catch {
+            // Only the first jobs' latency depends on it; their claims open what is missing.
+            logger.warning("could not ready the claims' and completions' connections", metadata: ["error": "\(error)"])
+        }
         relay?.start()
         consumer.start()
         logger.info("worker started", metadata: [

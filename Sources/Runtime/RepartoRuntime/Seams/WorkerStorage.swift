@@ -28,11 +28,16 @@ public protocol WorkerStorage: Sendable {
     /// Records what the coordinator's rescue needs to know of the kinds this worker runs (their
     /// crash limits), when the worker starts.
     func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws
+    /// Readies what the first claim and completion use (connections, their statements), before
+    /// the worker consumes, so its first jobs do not wait for them.
+    func prepare(workerID: String) async throws
 }
 
 extension WorkerStorage {
     /// Storage without a coordinator (in-memory tests) has nothing to record.
     public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {}
+    /// Storage without connections (in-memory tests) has nothing to ready.
+    public func prepare(workerID: String) async throws {}
 }
 
 /// PostgreSQL as ``WorkerStorage``: ``JobStore``'s statements on a `PostgresClient`'s connections.
@@ -81,6 +86,16 @@ public struct PostgresWorkerStorage: WorkerStorage {
         return try await claims.withConnection { connection in
             try JobStore.claimFast(ids, workerID: workerID, defaultLimits: defaults, on: connection)
         }
+    }
+
+    /// Opens the claims' and the completions' connections and runs their statements on no job:
+    /// a fresh worker's first claim otherwise waited for a connection, a prepared statement's
+    /// plan and its backend's first reads of the jobs table and the rollups' trigger (its first
+    /// jobs took 30–90 ms in a benchmark at 1,500 jobs/s, the rest a median of 8).
+    public func prepare(workerID: String) async throws {
+        let defaults = defaultLimits
+        _ = try await claims.withConnection { try JobStore.claimFast([], workerID: workerID, defaultLimits: defaults, on: $0) }
+        try await completions.withConnection { try JobStore.prepareCompletions(on: $0) }
     }
 
     public func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {

@@ -123,6 +123,13 @@ extension JobStore {
         return (outcomes.filter { applied.contains($0.id) }, Set(rows.compactMap { $0.string("production_id") }))
     }
 
+    /// Runs ``completeSucceeded(_:on:)``'s statement on no job: it is planned (and the tables and
+    /// trigger it touches read) before the first completion needs it.
+    @available(*, noasync)
+    static func prepareCompletions(on connection: PostgresConnection) throws {
+        _ = try connection.query(prepared: unlimitedCompletionStatement, completionArguments([]))
+    }
+
     /// ``complete(_:on:)`` without its progress notification, which the caller sends after the
     /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
     /// notification lock through its commit, WAL flush included, so every worker's completions
