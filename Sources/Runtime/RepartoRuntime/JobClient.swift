@@ -33,7 +33,8 @@ public final class JobClient: Sendable {
     @discardableResult
     public func enqueue(_ requests: [JobRequest]) async throws -> [UUID] {
         if requests.isEmpty { return [] }
-        return try await postgres.withTransaction { try JobStore.insert(requests, on: $0) }
+        // One statement, its own transaction (see JobStore.insert).
+        return try await postgres.withConnection { try JobStore.insert(requests, on: $0) }
     }
 
     /// Jobs per transaction for ``enqueue(count:chunkSize:_:)``.
