@@ -11,8 +11,8 @@ extension JobStore {
     /// every production then runs. A separate `BEGIN`, admission, insert and `COMMIT` were four
     /// round trips, and the job's clock (`created_at`, its transaction's start) ran through them.
     /// - Throws: ``RepartoError/notFound(what:id:)`` for a production that does not exist,
-    ///   ``RepartoError/invalidState(_:)`` for one that takes no jobs (cancelled, failed, a
-    ///   finished pipeline run); nothing is inserted or reopened then.
+    ///   ``RepartoError/invalidState(_:)`` for one that takes no jobs (cancelled, or a finished
+    ///   pipeline run); nothing is inserted or reopened then.
     @available(*, noasync)
     static func insert(_ requests: [JobRequest], on connection: PostgresConnection) throws -> [UUID] {
         guard !requests.isEmpty else { return [] }
@@ -62,7 +62,7 @@ extension JobStore {
     /// ids, each with a null `production_state`. The relay's wake-up goes with it, once per
     /// transaction however many rows ask for it, and only when a job was inserted.
     static let insertStatement = """
-        WITH inserted AS (\(insertSQL(stage: "(SELECT p.stage FROM productions p WHERE p.id = u.production_id)", admitted: "true"))
+        WITH inserted AS (\(insertSQL(stage: "NULL", admitted: "true"))
         )
         SELECT i.id, NULL::text AS production_state, pg_notify('\(outboxChannel)', '')::text AS notified FROM inserted i
         """
@@ -71,28 +71,30 @@ extension JobStore {
     /// coordinator finishing one waits, then sees these jobs), reopens those that are finished
     /// batches, and inserts only if every one exists and then runs. Also returns a row per
     /// production with the state it has or would have after that (`production_state`: running
-    /// for a finished batch, which is reopened only if every production admits the jobs). A job without a stage gets its
-    /// production's current one, read from the locked row (the statement's snapshot may predate
-    /// the stage a coordinator moved to while this waited for the lock).
+    /// for a finished batch, which is reopened only if every production admits the jobs). A job
+    /// without a stage gets its production's current one, read from the locked row (the
+    /// statement's snapshot may predate the stage a coordinator moved to while this waited for
+    /// the lock).
     static let admittedInsertStatement = """
         WITH locked AS (
             SELECT id, plan, state, stage FROM productions WHERE id = ANY($14::uuid[]) ORDER BY id FOR UPDATE
         ), admissible AS (
-            SELECT count(*) = cardinality($14::uuid[])
-                   AND coalesce(bool_and(state = 'running' OR (plan = 'batch' AND state IN ('completed', 'completed_with_failures'))), true) AS ok
-            FROM locked
+            SELECT count(*) = cardinality($14::uuid[]) AND coalesce(bool_and(l.state = 'running' OR \(reopenable)), true) AS ok
+            FROM locked l
         ), reopened AS (
             UPDATE productions p SET state = 'running', finished_at = NULL, updated_at = now()
             FROM locked l, admissible a
-            WHERE a.ok AND p.id = l.id AND l.plan = 'batch' AND l.state IN ('completed', 'completed_with_failures')
+            WHERE a.ok AND p.id = l.id AND \(reopenable)
             RETURNING p.id
         ), inserted AS (\(insertSQL(stage: "(SELECT l.stage FROM locked l WHERE l.id = u.production_id)", admitted: "(SELECT ok FROM admissible)"))
         )
         SELECT i.id, NULL::text AS production_state, pg_notify('\(outboxChannel)', '')::text AS notified FROM inserted i
         UNION ALL
-        SELECT l.id, CASE WHEN l.plan = 'batch' AND l.state IN ('completed', 'completed_with_failures') THEN 'running' ELSE l.state END, NULL
-        FROM locked l
+        SELECT l.id, CASE WHEN \(reopenable) THEN 'running' ELSE l.state END, NULL FROM locked l
         """
+
+    /// Whether the locked production `l` is a finished batch, which new jobs reopen.
+    private static let reopenable = "(l.plan = 'batch' AND l.state IN ('completed', 'completed_with_failures'))"
 
     /// The `INSERT` of both statements: `stage` is a job's stage when its request names none,
     /// `admitted` whether to insert at all.
