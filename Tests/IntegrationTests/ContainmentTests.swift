@@ -75,28 +75,6 @@ struct ContainmentTests {
         return ids
     }
 
-    private func brokerAction(_ cluster: TestCluster, _ action: @escaping @Sendable (AMQPConnection, String) throws -> Int) async throws -> Int {
-        let queue = JobTopology.queueName("default", namespace: cluster.name)
-        let amqp = cluster.amqp
-        return try await BlockingWork.run {
-            let connection = try AMQPConnection.connect(amqp)
-            defer { connection.close() }
-            return try action(connection, queue)
-        }
-    }
-
-    /// Starts a worker, waits until every job of `ids` succeeded, and checks each ran exactly once
-    /// (the success log `installSuccessLog` keeps).
-    private func expectEachRunsOnce(_ ids: [UUID], _ cluster: TestCluster, after what: String) async throws {
-        let worker = cluster.startWorker()
-        try await cluster.wait(timeout: 120, for: "every job to succeed after \(what)") {
-            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
-        }
-        #expect(try await cluster.count("SELECT count(*) AS n FROM test_success_log") == ids.count)
-        #expect(try await cluster.count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
-        try await worker.stop()
-    }
-
     @Test(arguments: ["purge", "delete"])
     func aQueueTheBrokerLostIsPublishedAgainAndEveryJobRunsOnce(_ loss: String) async throws {
         let cluster = try await TestCluster.make()
@@ -106,11 +84,11 @@ struct ContainmentTests {
                                 logger: cluster.logger, lostCheckInterval: 0.5, lostGrace: 1)
         relay.start()
         let ids = try await publishedBacklog(cluster, count: 2000)
-        let lost = try await brokerAction(cluster) { connection, queue in
+        let lost = try await cluster.onBroker { connection, queue in
             loss == "purge" ? try connection.purgeQueue(queue) : try connection.deleteQueue(queue)
         }
         #expect(lost == ids.count, "the broker dropped the whole backlog")
-        try await expectEachRunsOnce(ids, cluster, after: "the broker lost them")
+        try await cluster.expectEachRunsOnce(ids, after: "the broker lost them")
         await relay.stop()
         await cluster.shutdown()
     }
@@ -129,7 +107,7 @@ struct ContainmentTests {
         let relay = OutboxRelay(postgres: cluster.postgresConfiguration, amqp: cluster.amqp, namespace: cluster.name,
                                 logger: cluster.logger, lostCheckInterval: 0.5, lostGrace: 1)
         relay.start()
-        try await expectEachRunsOnce(ids, cluster, after: "a relay took them and died")
+        try await cluster.expectEachRunsOnce(ids, after: "a relay took them and died")
         await relay.stop()
         await cluster.shutdown()
     }
@@ -137,7 +115,7 @@ struct ContainmentTests {
     @Test func aQueueDeclaredWithOtherArgumentsFailsItsJobsAndNoOthers() async throws {
         let cluster = try await TestCluster.make()
         // Someone declared the `odd` queue without the priority and dead-letter arguments.
-        _ = try await brokerAction(cluster) { connection, _ in
+        _ = try await cluster.onBroker { connection, _ in
             try connection.declareQueue(JobTopology.queueName("odd", namespace: cluster.name), durable: true, arguments: [:])
             return 0
         }
@@ -154,7 +132,7 @@ struct ContainmentTests {
         #expect(error.contains("refused queue"), "\(error)")
         try await worker.stop()
         try await coordinator.stop()
-        _ = try? await brokerAction(cluster) { connection, _ in try connection.deleteQueue(JobTopology.queueName("odd", namespace: cluster.name)) }
+        _ = try? await cluster.onBroker { connection, _ in try connection.deleteQueue(JobTopology.queueName("odd", namespace: cluster.name)) }
         await cluster.shutdown()
     }
 

@@ -168,6 +168,30 @@ final class TestCluster: Sendable {
 }
 
 extension TestCluster {
+    /// Runs `action` on a broker connection of its own, on a thread of its own, with the name of
+    /// the cluster's `default` work queue.
+    func onBroker<T: Sendable>(_ action: @escaping @Sendable (AMQPConnection, String) throws -> T) async throws -> T {
+        let queue = JobTopology.queueName("default", namespace: name)
+        let amqp = amqp
+        return try await BlockingWork.run {
+            let connection = try AMQPConnection.connect(amqp)
+            defer { connection.close() }
+            return try action(connection, queue)
+        }
+    }
+
+    /// Starts a worker, waits until every job of `ids` succeeded, and checks each ran exactly once
+    /// (the success log ``installSuccessLog()`` keeps).
+    func expectEachRunsOnce(_ ids: [UUID], after what: String) async throws {
+        let worker = startWorker()
+        try await wait(timeout: 120, for: "every job to succeed after \(what)") {
+            try await self.count("SELECT count(*) AS n FROM jobs WHERE state = 'succeeded'") == ids.count
+        }
+        #expect(try await count("SELECT count(*) AS n FROM test_success_log") == ids.count)
+        #expect(try await count("SELECT count(DISTINCT job_id) AS n FROM test_success_log") == ids.count)
+        try await worker.stop()
+    }
+
     /// Deletes the cluster's work queues from the shared RabbitMQ: left behind, a few hundred per
     /// run, they make every later broker restart recover them all (minutes on a busy machine).
     private func deleteQueues() async {

@@ -27,9 +27,18 @@ public struct JobsBenchmark: Sendable {
         self.timeout = timeout
     }
 
-    /// Enqueues the jobs into a production of their own, waits until all are final, and reports.
-    public func run(postgres: PostgresClient, logger: Logger) async throws -> JobsBenchReport {
-        let client = JobClient(postgres: postgres)
+    /// Who publishes the benchmark's jobs to the broker.
+    public enum Publishing: String, Sendable, CaseIterable {
+        /// The producer, right after its commit (``JobPublisher``).
+        case direct
+        /// The outbox relays.
+        case relay
+    }
+
+    /// Enqueues the jobs into a production of their own through `client` (with its publisher or
+    /// without), waits until all are final, and reports.
+    public func run(client: JobClient) async throws -> JobsBenchReport {
+        let postgres = client.postgres
         let production = try await client.createProduction(name: "bench \(count) noop")
         let options = JobOptions(maxAttempts: 1, productionID: production)
         let parameters = Data("{}".utf8)

@@ -49,14 +49,15 @@ public struct SoakBenchmark: Sendable {
     }
 
     /// Runs the rounds, calling `report` after each; returns every sample.
-    public func run(postgres: PostgresClient, logger: Logger, report: (Sample) -> Void) async throws -> [Sample] {
+    /// - Parameter client: enqueues the rounds (with the publisher the cluster's producers use).
+    public func run(client: JobClient, report: (Sample) -> Void) async throws -> [Sample] {
+        let postgres = client.postgres
         var samples: [Sample] = []
         var done = 0
         let host = ProcessInfo.processInfo.hostName
         while done < jobs {
             let round = min(every, jobs - done)
-            let result = try await JobsBenchmark(count: round, rate: nil, batch: 1000, timeout: timeout)
-                .run(postgres: postgres, logger: logger)
+            let result = try await JobsBenchmark(count: round, rate: nil, batch: 1000, timeout: timeout).run(client: client)
             done += round
             var workers: [Int32: ProcessSample] = [:]
             for pid in try await BenchmarkReads.liveWorkerPIDs(host: host, on: postgres) {

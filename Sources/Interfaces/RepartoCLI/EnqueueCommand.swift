@@ -40,19 +40,12 @@ struct EnqueueCommand: AsyncParsableCommand {
         if let cost, !(cost >= 0 && cost.isFinite) { throw CLIError("--cost must be a number ≥ 0, not \(cost)") }
         let (definition, json) = try registry.checked(kind: kind, parameters: params)
         let logger = cluster.makeLogger("reparto.enqueue")
+        // The jobs are published as they commit (what the broker does not take, the relays publish).
         let (productionID, ids) = try await cluster.withPostgres(logger: logger) { postgres in
-            let client = JobClient(postgres: postgres)
-            var productionID: UUID?
-            if let production {
-                productionID = try await client.createProduction(named: production)
+            try await cluster.withJobPublisher(logger: logger) { publisher in
+                try await enqueue(definition.kind, queue: definition.queue, parameters: json,
+                                  with: JobClient(postgres: postgres, publisher: publisher))
             }
-            let options = JobOptions(priority: priority, maxAttempts: maxAttempts, idempotencyKey: idempotencyKey,
-                                     productionID: productionID, runAfter: delay.map { Date().addingTimeInterval($0) },
-                                     limit: limit, cost: cost)
-            let ids = try await client.enqueue(count: count) { _ in
-                JobRequest(kind: definition.kind, queue: definition.queue, parameters: json, options: options)
-            }
-            return (productionID, ids)
         }
         if let productionID { print("production \(productionID.uuidString.lowercased())") }
         if ids.count <= 20 {
@@ -60,6 +53,21 @@ struct EnqueueCommand: AsyncParsableCommand {
         } else {
             print("enqueued \(ids.count) \(definition.kind) jobs")
         }
+    }
+
+    /// Creates the production if one is named, then enqueues `--count` jobs; returns both ids.
+    private func enqueue(_ kind: String, queue: String, parameters: Data, with client: JobClient) async throws -> (UUID?, [UUID]) {
+        var productionID: UUID?
+        if let production {
+            productionID = try await client.createProduction(named: production)
+        }
+        let options = JobOptions(priority: priority, maxAttempts: maxAttempts, idempotencyKey: idempotencyKey,
+                                 productionID: productionID, runAfter: delay.map { Date().addingTimeInterval($0) },
+                                 limit: limit, cost: cost)
+        let ids = try await client.enqueue(count: count) { _ in
+            JobRequest(kind: kind, queue: queue, parameters: parameters, options: options)
+        }
+        return (productionID, ids)
     }
 }
 

@@ -126,6 +126,15 @@ public struct ClusterOptions: ParsableArguments {
         return try await withCleanup { try await body(postgres) } cleanup: { await postgres.shutdown() }
     }
 
+    /// Runs `body` with a ``JobPublisher`` for the cluster's broker and namespace, and stops it
+    /// afterwards (waiting for the confirms in flight), success or not. Without a broker URL
+    /// (`REPARTO_AMQP_URL`, `--amqp-url`), `body` gets nil: the relays publish.
+    public func withJobPublisher<T>(logger: Logger, _ body: (JobPublisher?) async throws -> T) async throws -> T {
+        guard try configuration[Self.amqpURLVariable] != nil else { return try await body(nil) }
+        let publisher = JobPublisher(amqp: try amqpConfiguration(), namespace: try resolvedNamespace, logger: logger)
+        return try await withCleanup { try await body(publisher) } cleanup: { await publisher.stop() }
+    }
+
     /// Runs `body` with a ``JobClient`` on a small pool, logging as `label`.
     public func withJobClient<T>(_ label: String, _ body: (JobClient) async throws -> T) async throws -> T {
         try await withPostgres(logger: makeLogger(label)) { try await body(JobClient(postgres: $0)) }

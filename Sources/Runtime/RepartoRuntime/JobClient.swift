@@ -5,8 +5,10 @@ import Threading
 
 /// The producer API: enqueue typed jobs, look up status and progress, cancel, retry, await.
 ///
-/// Enqueueing only writes PostgreSQL (the job rows are the outbox); relays publish them to
-/// RabbitMQ after the commit, so a job row and its message never disagree after a crash.
+/// Enqueueing writes PostgreSQL first (the job rows are the outbox). Without a publisher, relays
+/// publish the jobs to RabbitMQ after the commit; with a ``JobPublisher``, the client publishes
+/// its due jobs itself right after the commit, and whatever the broker does not take goes back
+/// to the relays. Either way a job row and its message never disagree for long after a crash.
 ///
 /// ```swift
 /// let client = JobClient(postgres: PostgresClient(configuration: try .init(url: databaseURL)))
@@ -17,9 +19,15 @@ import Threading
 /// ```
 public final class JobClient: Sendable {
     public let postgres: PostgresClient
+    /// Publishes the due jobs of ``enqueue(_:)`` after their commit (nil: the relays do).
+    public let publisher: JobPublisher?
 
-    public init(postgres: PostgresClient) {
+    /// - Parameter publisher: publishes enqueued jobs that are due at once right after their
+    ///   commit, instead of leaving them to a relay (a job's way to a worker is shorter by a
+    ///   relay's wake-up, take and publish). Its namespace must be the pool's.
+    public init(postgres: PostgresClient, publisher: JobPublisher? = nil) {
         self.postgres = postgres
+        self.publisher = publisher
     }
 
     /// Enqueues one typed job; returns its id (the existing job's id for a repeated idempotency key).
@@ -30,11 +38,26 @@ public final class JobClient: Sendable {
     }
 
     /// Enqueues a batch in one transaction (one multi-row statement).
+    ///
+    /// With a ``publisher``, returns once the broker has confirmed the due jobs, or they are
+    /// flagged for the relays.
     @discardableResult
     public func enqueue(_ requests: [JobRequest]) async throws -> [UUID] {
         if requests.isEmpty { return [] }
         // One statement, its own transaction (see JobStore.insert).
-        return try await postgres.withConnection { try JobStore.insert(requests, on: $0) }
+        guard let publisher else { return try await postgres.withConnection { try JobStore.insert(requests, on: $0) } }
+        let inserted = try await postgres.withConnection { try JobStore.insert(requests, publishing: true, on: $0) }
+        let refused = await publisher.publish(inserted.toPublish)
+        if !refused.isEmpty {
+            do {
+                try await postgres.withConnection { try JobStore.restorePending(refused, on: $0) }
+            } catch {
+                // Committed, marked published, with no message: the relay's comparison with the
+                // broker's queues publishes them after its grace.
+                publisher.couldNotFlag(refused.count, error: error)
+            }
+        }
+        return inserted.ids
     }
 
     /// Jobs per transaction for ``enqueue(count:chunkSize:_:)``.

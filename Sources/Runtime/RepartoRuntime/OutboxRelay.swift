@@ -311,12 +311,7 @@ public final class OutboxRelay: Sendable {
             }
             var lastTag: UInt64 = 0
             for entry in entries {
-                lastTag = try mq.publish(AMQPOutgoingMessage(
-                    exchange: JobTopology.exchange, routingKey: JobTopology.routingKey(entry.queue, namespace: namespace),
-                    body: Array(entry.id.uuidString.lowercased().utf8),
-                    properties: AMQPMessageProperties(persistent: true, priority: UInt8(clamping: entry.priority),
-                                                      messageID: entry.id.uuidString.lowercased(), type: entry.kind),
-                    mandatory: true))
+                lastTag = try mq.publish(entry.message(namespace: namespace))
             }
             window.add(entries, lastTag: lastTag, at: .now)
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandOptions
+import RepartoRuntime
 
 /// `reparto bench jobs`: no-op jobs end to end against a live cluster (workers running); see ``JobsBenchmark``.
 struct BenchJobsCommand: AsyncParsableCommand {
@@ -12,6 +13,8 @@ struct BenchJobsCommand: AsyncParsableCommand {
     @Option(help: "Offered load in jobs/s (default: as fast as possible, in batches of --batch).") var rate: Int?
     @Option(help: "Jobs per enqueue transaction when no --rate is given.") var batch: Int = 1000
     @Option(help: "Give up after this many seconds.") var timeout: Double = 600
+    @Option(help: "Who publishes the jobs: direct (the producer, after its commit) or relay (the outbox relays).")
+    var publish: JobsBenchmark.Publishing = .direct
     @Flag(help: "Print one JSON line instead of text.") var json = false
 
     func validate() throws {
@@ -24,8 +27,13 @@ struct BenchJobsCommand: AsyncParsableCommand {
         let logger = cluster.makeLogger("reparto.bench")
         let benchmark = JobsBenchmark(count: count, rate: rate, batch: batch, timeout: timeout)
         let report = try await cluster.withPostgres(maxConnections: 4, logger: logger) { postgres in
-            try await benchmark.run(postgres: postgres, logger: logger)
+            guard publish == .direct else { return try await benchmark.run(client: JobClient(postgres: postgres)) }
+            return try await cluster.withJobPublisher(logger: logger) { publisher in
+                try await benchmark.run(client: JobClient(postgres: postgres, publisher: publisher))
+            }
         }
         print(json ? report.json : report.text)
     }
 }
+
+extension JobsBenchmark.Publishing: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandOptions
+import RepartoRuntime
 
 /// `reparto bench soak`: rounds of no-op jobs with the workers' RSS and descriptors after each.
 struct BenchSoakCommand: AsyncParsableCommand {
@@ -19,7 +20,9 @@ struct BenchSoakCommand: AsyncParsableCommand {
         let logger = cluster.makeLogger("reparto.bench")
         let soak = SoakBenchmark(jobs: jobs, every: every, timeout: 3600)
         let samples = try await cluster.withPostgres(maxConnections: 4, logger: logger) { postgres in
-            try await soak.run(postgres: postgres, logger: logger) { print($0.line) }
+            try await cluster.withJobPublisher(logger: logger) { publisher in
+                try await soak.run(client: JobClient(postgres: postgres, publisher: publisher)) { print($0.line) }
+            }
         }
         print(SoakBenchmark.growth(samples))
     }

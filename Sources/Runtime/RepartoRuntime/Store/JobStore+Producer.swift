@@ -15,7 +15,23 @@ extension JobStore {
     ///   pipeline run); nothing is inserted or reopened then.
     @available(*, noasync)
     static func insert(_ requests: [JobRequest], on connection: PostgresConnection) throws -> [UUID] {
-        guard !requests.isEmpty else { return [] }
+        try insert(requests, publishing: false, on: connection).ids
+    }
+
+    /// What ``insert(_:publishing:on:)`` inserted.
+    struct Inserted {
+        /// Each request's job id (the existing job's for a repeated idempotency key).
+        var ids: [UUID]
+        /// The new jobs inserted already marked published, for the caller to publish.
+        var toPublish: [OutboxEntry]
+    }
+
+    /// ``insert(_:on:)``; with `publishing`, the new jobs that are due at once are inserted marked
+    /// published (the relay leaves them alone and is not woken for them) and returned for the
+    /// caller to publish after the commit (``JobPublisher``).
+    @available(*, noasync)
+    static func insert(_ requests: [JobRequest], publishing: Bool, on connection: PostgresConnection) throws -> Inserted {
+        guard !requests.isEmpty else { return Inserted(ids: [], toPublish: []) }
         let productions = Array(Set(requests.compactMap(\.options.productionID))).sorted { $0.uuidString < $1.uuidString }
         let arguments: [any PostgresEncodable] = [
             requests.map(\.id),
@@ -32,13 +48,23 @@ extension JobStore {
             requests.map(\.options.limit),
             requests.map(\.options.cost),
         ]
-        let rows = try connection.query(prepared: productions.isEmpty ? insertStatement : admittedInsertStatement,
-                                        productions.isEmpty ? arguments : arguments + [productions])
+        let statement = switch (productions.isEmpty, publishing) {
+        case (true, false): insertStatement
+        case (true, true): publishingInsertStatement
+        case (false, false): admittedInsertStatement
+        case (false, true): publishingAdmittedInsertStatement
+        }
+        let rows = try connection.query(prepared: statement, productions.isEmpty ? arguments : arguments + [productions])
         var inserted = 0
         var admitted: [UUID: String] = [:]
+        var toPublish: [OutboxEntry] = []
         for row in rows {
             guard let id = row.uuid("id") else { continue }
-            if let state = row.string("production_state") { admitted[id] = state } else { inserted += 1 }
+            if let state = row.string("production_state") { admitted[id] = state; continue }
+            inserted += 1
+            if row.bool("to_publish") == true, let kind = row.string("kind"), let queue = row.string("queue") {
+                toPublish.append(OutboxEntry(id: id, kind: kind, queue: queue, priority: row.int("priority") ?? 4))
+            }
         }
         if !productions.isEmpty {
             for id in productions {
@@ -48,24 +74,31 @@ extension JobStore {
                 }
             }
         }
-        if inserted == requests.count { return requests.map(\.id) }
+        if inserted == requests.count { return Inserted(ids: requests.map(\.id), toPublish: toPublish) }
         // Some idempotency keys already existed: answer with the jobs that hold them.
         let keys = requests.compactMap(\.options.idempotencyKey)
         var existing: [String: UUID] = [:]
         for row in try connection.query("SELECT id, idempotency_key FROM all_jobs WHERE idempotency_key = ANY($1::text[])", [keys]) {
             if let key = row.string("idempotency_key"), let id = row.uuid("id") { existing[key] = id }
         }
-        return requests.map { request in request.options.idempotencyKey.flatMap { existing[$0] } ?? request.id }
+        let ids = requests.map { request in request.options.idempotencyKey.flatMap { existing[$0] } ?? request.id }
+        return Inserted(ids: ids, toPublish: toPublish)
     }
 
     /// The insert of jobs `$1` … `$13` (their columns) that belong to no production: the new
     /// ids, each with a null `production_state`. The relay's wake-up goes with it, once per
-    /// transaction however many rows ask for it, and only when a job was inserted.
-    static let insertStatement = """
-        WITH inserted AS (\(insertSQL(stage: "NULL", admitted: "true"))
-        )
-        SELECT i.id, NULL::text AS production_state, pg_notify('\(outboxChannel)', '')::text AS notified FROM inserted i
+    /// transaction however many rows ask for it, and only when a job was inserted for it.
+    static let insertStatement = plainInsert(publishing: false)
+    /// ``insertStatement``, with the due jobs inserted marked published (see ``insert(_:publishing:on:)``).
+    static let publishingInsertStatement = plainInsert(publishing: true)
+
+    private static func plainInsert(publishing: Bool) -> String {
         """
+        WITH inserted AS (\(insertSQL(stage: "NULL", admitted: "true", publishing: publishing))
+        )
+        SELECT \(insertedColumns) FROM inserted i
+        """
+    }
 
     /// ``insertStatement`` for jobs of the productions `$14`: locks them (in id order: a
     /// coordinator finishing one waits, then sees these jobs), reopens those that are finished
@@ -75,7 +108,12 @@ extension JobStore {
     /// without a stage gets its production's current one, read from the locked row (the
     /// statement's snapshot may predate the stage a coordinator moved to while this waited for
     /// the lock).
-    static let admittedInsertStatement = """
+    static let admittedInsertStatement = admittedInsert(publishing: false)
+    /// ``admittedInsertStatement``, with the due jobs inserted marked published.
+    static let publishingAdmittedInsertStatement = admittedInsert(publishing: true)
+
+    private static func admittedInsert(publishing: Bool) -> String {
+        """
         WITH locked AS (
             SELECT id, plan, state, stage FROM productions WHERE id = ANY($14::uuid[]) ORDER BY id FOR UPDATE
         ), admissible AS (
@@ -86,28 +124,38 @@ extension JobStore {
             FROM locked l, admissible a
             WHERE a.ok AND p.id = l.id AND \(reopenable)
             RETURNING p.id
-        ), inserted AS (\(insertSQL(stage: "(SELECT l.stage FROM locked l WHERE l.id = u.production_id)", admitted: "(SELECT ok FROM admissible)"))
+        ), inserted AS (\(insertSQL(stage: "(SELECT l.stage FROM locked l WHERE l.id = u.production_id)",
+                                    admitted: "(SELECT ok FROM admissible)", publishing: publishing))
         )
-        SELECT i.id, NULL::text AS production_state, pg_notify('\(outboxChannel)', '')::text AS notified FROM inserted i
+        SELECT \(insertedColumns) FROM inserted i
         UNION ALL
-        SELECT l.id, CASE WHEN \(reopenable) THEN 'running' ELSE l.state END, NULL FROM locked l
+        SELECT l.id, CASE WHEN \(reopenable) THEN 'running' ELSE l.state END, NULL, NULL, NULL, NULL, NULL FROM locked l
+        """
+    }
+
+    /// An inserted job's row: for the caller to publish when `to_publish` (it was inserted
+    /// marked published), else the relay's wake-up.
+    private static let insertedColumns = """
+        i.id, NULL::text AS production_state, i.kind, i.queue, i.priority::int4 AS priority, NOT i.publish_pending AS to_publish,
+               CASE WHEN i.publish_pending THEN pg_notify('\(outboxChannel)', '') END::text AS notified
         """
 
     /// Whether the locked production `l` is a finished batch, which new jobs reopen.
     private static let reopenable = "(l.plan = 'batch' AND l.state IN ('completed', 'completed_with_failures'))"
 
-    /// The `INSERT` of both statements: `stage` is a job's stage when its request names none,
-    /// `admitted` whether to insert at all.
-    private static func insertSQL(stage: String, admitted: String) -> String {
+    /// The `INSERT` of the statements: `stage` is a job's stage when its request names none,
+    /// `admitted` whether to insert at all, `publishing` whether due jobs are marked published.
+    private static func insertSQL(stage: String, admitted: String, publishing: Bool) -> String {
         """
 
             INSERT INTO jobs (id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key,
-                              production_id, stage, run_after, limit_key, cost)
+                              production_id, stage, run_after, limit_key, cost, publish_pending)
             SELECT u.id, u.kind, u.queue, u.params, u.priority, u.max_attempts, u.timeout_ms, u.idempotency_key,
                    u.production_id,
                    -- A production's job without a stage belongs to the production's current stage.
                    coalesce(u.stage, \(stage)),
-                   coalesce(u.run_after, now()), u.limit_key, u.cost
+                   coalesce(u.run_after, now()), u.limit_key, u.cost,
+                   \(publishing ? "coalesce(u.run_after > now(), false)" : "true")
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::int2[], $6::int4[], $7::int4[], $8::text[],
                         $9::uuid[], $10::text[], $11::timestamptz[], $12::text[], $13::float8[])
                  AS u(id, kind, queue, params, priority, max_attempts, timeout_ms, idempotency_key, production_id, stage,
@@ -117,7 +165,7 @@ extension JobStore {
               AND (u.idempotency_key IS NULL
                    OR NOT EXISTS (SELECT 1 FROM job_history h WHERE h.namespace = reparto_namespace() AND h.idempotency_key = u.idempotency_key))
             ON CONFLICT (namespace, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-            RETURNING id
+            RETURNING id, kind, queue, priority, publish_pending
         """
     }
 

@@ -33,15 +33,19 @@ extension JobStore {
         RETURNING j.id, j.kind, j.queue, j.priority, extract(epoch FROM j.run_after)::float8 AS due
         """
 
-    /// Flags taken jobs to be published again: the broker returned them, or the batch failed
-    /// before its confirms. Only jobs still waiting with the flag cleared: a job claimed
-    /// meanwhile (its message did arrive) is left alone.
+    /// Flags taken jobs to be published again, and wakes the leading relay: the broker returned
+    /// them, or the batch failed before its confirms (a relay's, or a producer's ``JobPublisher``'s).
+    /// Only jobs still waiting with the flag cleared: a job claimed meanwhile (its message did
+    /// arrive) is left alone.
     @available(*, noasync)
     static func restorePending(_ ids: [UUID], on connection: PostgresConnection) throws {
         guard !ids.isEmpty else { return }
         try connection.query("""
-            UPDATE jobs SET publish_pending = true
-            WHERE id = ANY($1::uuid[]) AND NOT publish_pending AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+            WITH flagged AS (
+                UPDATE jobs SET publish_pending = true
+                WHERE id = ANY($1::uuid[]) AND NOT publish_pending AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+                RETURNING id)
+            SELECT pg_notify('\(outboxChannel)', '') FROM (SELECT 1 FROM flagged LIMIT 1) AS any_flagged
             """, [ids])
     }
 
