@@ -22,14 +22,17 @@ final class ProgressNotifier: Sendable {
         window = Mutex(NotificationWindow(interval: interval))
     }
 
-    /// Notifies for `productions` now, or at the end of the current window.
-    func notify(_ productions: Set<String>) async {
+    /// Notifies for `productions` now, or at the end of the current window; returns without
+    /// waiting for either. Awaited, the notification's round trip held up the completion batch
+    /// that sent it, and every batch behind that one, once per window (traced at 1,700 jobs/s:
+    /// part of the completions' 9 ms p99).
+    func notify(_ productions: Set<String>) {
         let now = clock.now
         switch window.withLock({ $0.add(productions, now: now) }) {
         case .none:
             break
         case .now(let batch):
-            await send(batch)
+            Task { [self] in await send(batch) }
         case .at(let instant):
             Task { [self] in
                 try? await Task.sleep(until: instant, clock: clock)

@@ -130,7 +130,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
             final += done.outcomes
             progressed.formUnion(done.progressed)
         }
-        await progress.notify(progressed)
+        progress.notify(progressed)
         return final
     }
 
