@@ -4,8 +4,9 @@ import Logging
 import Postgres
 
 /// `reparto bench soak`: rounds of no-op jobs against a live cluster, with the resident memory and
-/// open descriptors of every worker on this host after each round, so a per-job leak shows as a
-/// slope. Workers run for weeks: RSS must stay flat once warm (the goal is ±5 MB from 50k to 1M jobs).
+/// open descriptors of every worker on this host after each round, and of this process (the
+/// producer, with its ``JobPublisher``), so a per-job leak shows as a slope. Workers and producers
+/// run for weeks: RSS must stay flat once warm (the goal is ±5 MB from 50k to 1M jobs).
 public struct SoakBenchmark: Sendable {
     /// One worker process's resources.
     public struct ProcessSample: Sendable, Hashable {
@@ -24,6 +25,8 @@ public struct SoakBenchmark: Sendable {
         public var p99: Double
         /// Per worker process on this host: RSS in KiB and open descriptors.
         public var workers: [Int32: ProcessSample]
+        /// This process, which enqueues and publishes the jobs.
+        public var producer: ProcessSample
 
         /// `jobs  rate/s  p99 ms  pid: RSS MB, fds …`
         public var line: String {
@@ -32,7 +35,8 @@ public struct SoakBenchmark: Sendable {
                 let w = workers[pid]!
                 return "\(pid): \(String(format: "%.1f", Double(w.rssKiB) / 1024)) MB, \(w.descriptors) fds"
             }
-            return String(format: "%9d jobs  ", jobs) + rate + "  " + processes.joined(separator: "  ")
+            let own = "producer: \(String(format: "%.1f", Double(producer.rssKiB) / 1024)) MB, \(producer.descriptors) fds"
+            return String(format: "%9d jobs  ", jobs) + rate + "  " + (processes + [own]).joined(separator: "  ")
         }
     }
 
@@ -63,7 +67,9 @@ public struct SoakBenchmark: Sendable {
             for pid in try await BenchmarkReads.liveWorkerPIDs(host: host, on: postgres) {
                 if let rss = Self.rssKiB(pid) { workers[pid] = ProcessSample(rssKiB: rss, descriptors: Self.descriptors(pid)) }
             }
-            let sample = Sample(jobs: done, jobsPerSecond: result.jobsPerSecond, p99: result.p99, workers: workers)
+            let me = getpid()
+            let producer = ProcessSample(rssKiB: Self.rssKiB(me) ?? 0, descriptors: Self.descriptors(me))
+            let sample = Sample(jobs: done, jobsPerSecond: result.jobsPerSecond, p99: result.p99, workers: workers, producer: producer)
             samples.append(sample)
             report(sample)
         }
@@ -75,14 +81,16 @@ public struct SoakBenchmark: Sendable {
     public static func growth(_ samples: [Sample]) -> String {
         guard let first = samples.first, let last = samples.last, samples.count > 1 else { return "one sample: no growth to report" }
         let pids = Set(first.workers.keys).intersection(last.workers.keys).sorted()
-        guard !pids.isEmpty else { return "no worker of this host was alive in the first and last samples" }
         let jobs = last.jobs - first.jobs
-        return pids.map { pid in
-            let mb = Double(last.workers[pid]!.rssKiB - first.workers[pid]!.rssKiB) / 1024
-            let fds = last.workers[pid]!.descriptors - first.workers[pid]!.descriptors
-            return "worker \(pid): RSS \(String(format: "%+.1f", mb)) MB over \(jobs) jobs "
+        func change(_ name: String, _ before: ProcessSample, _ after: ProcessSample) -> String {
+            let mb = Double(after.rssKiB - before.rssKiB) / 1024
+            let fds = after.descriptors - before.descriptors
+            return "\(name): RSS \(String(format: "%+.1f", mb)) MB over \(jobs) jobs "
                 + "(\(String(format: "%+.0f", mb * 1024 * 1024 / Double(max(jobs, 1)))) bytes a job), descriptors \(fds >= 0 ? "+" : "")\(fds)"
-        }.joined(separator: "\n")
+        }
+        let workers = pids.isEmpty ? ["no worker of this host was alive in the first and last samples"]
+            : pids.map { change("worker \($0)", first.workers[$0]!, last.workers[$0]!) }
+        return (workers + [change("producer", first.producer, last.producer)]).joined(separator: "\n")
     }
 
     static func rssKiB(_ pid: Int32) -> Int? {
