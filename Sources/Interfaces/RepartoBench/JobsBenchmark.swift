@@ -35,6 +35,14 @@ public struct JobsBenchmark: Sendable {
         case relay
     }
 
+    /// Jobs offered by the end of 10 ms tick `tick` (from 0) at `rate` jobs/s: the ticks' batches
+    /// add up to the rate exactly (a whole `rate / 100` each offered 1,400 jobs/s for 1,496).
+    static func jobsDue(throughTick tick: Int, rate: Int) -> Int {
+        guard tick >= 0 else { return 0 }
+        let (product, overflow) = (tick + 1).multipliedReportingOverflow(by: rate)
+        return overflow ? Int.max : product / 100
+    }
+
     /// Enqueues the jobs into a production of their own through `client` (with its publisher or
     /// without), waits until all are final, and reports.
     public func run(client: JobClient) async throws -> JobsBenchReport {
@@ -54,10 +62,10 @@ public struct JobsBenchmark: Sendable {
         }
         if let rate {
             // Small batches every 10 ms, on schedule (not "sleep after work"), so the load is offered evenly.
-            let perTick = max(1, rate / 100)
             var tick = 0
             while sent < count {
-                try await enqueue(min(perTick, count - sent))
+                let jobs = Self.jobsDue(throughTick: tick, rate: rate) - Self.jobsDue(throughTick: tick - 1, rate: rate)
+                if jobs > 0 { try await enqueue(min(jobs, count - sent)) }
                 tick += 1
                 let due = start + .milliseconds(10 * tick)
                 if due > clock.now { try await Task.sleep(until: due, clock: clock) }
