@@ -93,6 +93,19 @@ struct JobPublisherTests {
         await cluster.shutdown()
     }
 
+    @Test func aSubmissionLargerThanThePublishersLimitIsLeftToTheRelay() async throws {
+        let cluster = try await TestCluster.make()
+        let publisher = JobPublisher(amqp: cluster.amqp, namespace: cluster.name, maxJobsPerEnqueue: 5, logger: cluster.logger)
+        let client = JobClient(postgres: cluster.postgres, publisher: publisher)
+        let large = try await client.enqueue((0..<6).map { _ in try JobRequest(NoopJob()) })
+        let small = try await client.enqueue((0..<5).map { _ in try JobRequest(NoopJob()) })
+        #expect(try await flagged(large, cluster) == Array(repeating: true, count: 6))
+        #expect(try await flagged(small, cluster) == Array(repeating: false, count: 5))
+        #expect(try await ready(cluster) == 5)
+        await publisher.stop()
+        await cluster.shutdown()
+    }
+
     @Test func aStoppedPublisherLeavesNewJobsToTheRelay() async throws {
         let cluster = try await TestCluster.make()
         let (client, publisher) = publishingClient(cluster)

@@ -29,7 +29,8 @@ public struct JobsBenchmark: Sendable {
 
     /// Who publishes the benchmark's jobs to the broker.
     public enum Publishing: String, Sendable, CaseIterable {
-        /// The producer, right after its commit (``JobPublisher``).
+        /// The producer, right after its commit (``JobPublisher``), for enqueues of up to its
+        /// ``JobPublisher/maxJobsPerEnqueue`` jobs (a rate's ticks; not the flat-out batches).
         case direct
         /// The outbox relays.
         case relay

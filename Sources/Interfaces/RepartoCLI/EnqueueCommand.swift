@@ -40,7 +40,8 @@ struct EnqueueCommand: AsyncParsableCommand {
         if let cost, !(cost >= 0 && cost.isFinite) { throw CLIError("--cost must be a number ≥ 0, not \(cost)") }
         let (definition, json) = try registry.checked(kind: kind, parameters: params)
         let logger = cluster.makeLogger("reparto.enqueue")
-        // The jobs are published as they commit (what the broker does not take, the relays publish).
+        // Up to 100 jobs are published as they commit (larger enqueues, and what the broker does
+        // not take, the relays publish).
         let (productionID, ids) = try await cluster.withPostgres(logger: logger) { postgres in
             try await cluster.withJobPublisher(logger: logger) { publisher in
                 try await enqueue(definition.kind, queue: definition.queue, parameters: json,

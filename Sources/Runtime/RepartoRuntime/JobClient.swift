@@ -39,13 +39,15 @@ public final class JobClient: Sendable {
 
     /// Enqueues a batch in one transaction (one multi-row statement).
     ///
-    /// With a ``publisher``, returns once the broker has confirmed the due jobs, or they are
-    /// flagged for the relays.
+    /// With a ``publisher`` and at most its ``JobPublisher/maxJobsPerEnqueue`` requests, returns
+    /// once the broker has confirmed the due jobs, or they are flagged for the relays.
     @discardableResult
     public func enqueue(_ requests: [JobRequest]) async throws -> [UUID] {
         if requests.isEmpty { return [] }
         // One statement, its own transaction (see JobStore.insert).
-        guard let publisher else { return try await postgres.withConnection { try JobStore.insert(requests, on: $0) } }
+        guard let publisher, requests.count <= publisher.maxJobsPerEnqueue else {
+            return try await postgres.withConnection { try JobStore.insert(requests, on: $0) }
+        }
         let inserted = try await postgres.withConnection { try JobStore.insert(requests, publishing: true, on: $0) }
         let refused = await publisher.publish(inserted.toPublish)
         if !refused.isEmpty {

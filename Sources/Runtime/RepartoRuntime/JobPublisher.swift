@@ -17,6 +17,11 @@ import Threading
 /// relay's comparison of waiting jobs with the broker's queues publishes them again after its
 /// grace (10–15 s). Duplicates are dropped at claim, as the relay's are.
 ///
+/// A submission of more than ``maxJobsPerEnqueue`` jobs is left to the relay: its jobs wait for
+/// workers anyway, not for a relay's wake-up, and the relay publishes a backlog in batches while
+/// `enqueue` returns at its commit. Measured flat out (50,000 jobs enqueued 1,000 at a time,
+/// 2026-11-27), the relay's way finished 7–20 % sooner in three interleaved pairs.
+///
 /// One dedicated thread owns the AMQP connection (opened at the first publish, kept, reopened
 /// after a failure). After a failed connect, publishes go to the relay for a while (1 s, growing
 /// to 30 s) instead of each waiting for a connect that is likely to fail too.
@@ -43,6 +48,9 @@ public final class JobPublisher: Sendable {
     private let wake: WakePipe?
     private let thread = OwnedThread(name: "reparto-job-publisher")
 
+    /// The largest submission published here; larger ones are left to the relay.
+    public let maxJobsPerEnqueue: Int
+
     /// Seconds the oldest publish may wait for its confirm before the connection counts as failed.
     static let confirmTimeout = 30.0
     /// Seconds ``stop()`` waits for the confirms of what is in flight.
@@ -50,8 +58,10 @@ public final class JobPublisher: Sendable {
 
     /// - Parameter namespace: the namespace of the client's database sessions (``ClusterSettings``),
     ///   which prefixes the routing keys.
-    public init(amqp: AMQPConfiguration, namespace: String = "", logger: Logger) {
+    /// - Parameter maxJobsPerEnqueue: the largest submission published here (at least 1).
+    public init(amqp: AMQPConfiguration, namespace: String = "", maxJobsPerEnqueue: Int = 100, logger: Logger) {
         self.amqp = amqp
+        self.maxJobsPerEnqueue = max(1, maxJobsPerEnqueue)
         self.namespace = namespace
         self.logger = logger
         do {

@@ -13,7 +13,7 @@ struct BenchJobsCommand: AsyncParsableCommand {
     @Option(help: "Offered load in jobs/s (default: as fast as possible, in batches of --batch).") var rate: Int?
     @Option(help: "Jobs per enqueue transaction when no --rate is given.") var batch: Int = 1000
     @Option(help: "Give up after this many seconds.") var timeout: Double = 600
-    @Option(help: "Who publishes the jobs: direct (the producer, after its commit) or relay (the outbox relays).")
+    @Option(help: "Who publishes the jobs: direct (the producer, after its commit, for enqueues of up to 100 jobs; larger ones go to the relays) or relay (the outbox relays).")
     var publish: JobsBenchmark.Publishing = .direct
     @Flag(help: "Print one JSON line instead of text.") var json = false
 
