@@ -96,7 +96,7 @@ extension JobStore {
         """
         WITH inserted AS (\(insertSQL(stage: "NULL", admitted: "true", publishing: publishing))
         )
-        SELECT \(insertedColumns) FROM inserted i
+        SELECT \(insertedColumns(publishing: publishing)) FROM inserted i
         """
     }
 
@@ -127,18 +127,23 @@ extension JobStore {
         ), inserted AS (\(insertSQL(stage: "(SELECT l.stage FROM locked l WHERE l.id = u.production_id)",
                                     admitted: "(SELECT ok FROM admissible)", publishing: publishing))
         )
-        SELECT \(insertedColumns) FROM inserted i
+        SELECT \(insertedColumns(publishing: publishing)) FROM inserted i
         UNION ALL
-        SELECT l.id, CASE WHEN \(reopenable) THEN 'running' ELSE l.state END, NULL, NULL, NULL, NULL, NULL FROM locked l
+        SELECT l.id, CASE WHEN \(reopenable) THEN 'running' ELSE l.state END, \(publishing ? "NULL, NULL, NULL, NULL, NULL" : "NULL")
+        FROM locked l
         """
     }
 
-    /// An inserted job's row: for the caller to publish when `to_publish` (it was inserted
-    /// marked published), else the relay's wake-up.
-    private static let insertedColumns = """
-        i.id, NULL::text AS production_state, i.kind, i.queue, i.priority::int4 AS priority, NOT i.publish_pending AS to_publish,
-               CASE WHEN i.publish_pending THEN pg_notify('\(outboxChannel)', '') END::text AS notified
-        """
+    /// An inserted job's row and the relay's wake-up, which PostgreSQL sends once per transaction
+    /// however many rows ask for it. With `publishing`, also what the caller publishes when
+    /// `to_publish` (the job was inserted marked published; the relay is woken for the others only).
+    private static func insertedColumns(publishing: Bool) -> String {
+        guard publishing else { return "i.id, NULL::text AS production_state, pg_notify('\(outboxChannel)', '')::text AS notified" }
+        return """
+            i.id, NULL::text AS production_state, i.kind, i.queue, i.priority::int4 AS priority, NOT i.publish_pending AS to_publish,
+                   CASE WHEN i.publish_pending THEN pg_notify('\(outboxChannel)', '') END::text AS notified
+            """
+    }
 
     /// Whether the locked production `l` is a finished batch, which new jobs reopen.
     private static let reopenable = "(l.plan = 'batch' AND l.state IN ('completed', 'completed_with_failures'))"
@@ -165,7 +170,7 @@ extension JobStore {
               AND (u.idempotency_key IS NULL
                    OR NOT EXISTS (SELECT 1 FROM job_history h WHERE h.namespace = reparto_namespace() AND h.idempotency_key = u.idempotency_key))
             ON CONFLICT (namespace, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-            RETURNING id, kind, queue, priority, publish_pending
+            RETURNING \(publishing ? "id, kind, queue, priority, publish_pending" : "id")
         """
     }
 
