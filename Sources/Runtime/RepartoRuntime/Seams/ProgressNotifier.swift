@@ -24,8 +24,7 @@ final class ProgressNotifier: Sendable {
 
     /// Notifies for `productions` now, or at the end of the current window; returns without
     /// waiting for either. Awaited, the notification's round trip held up the completion batch
-    /// that sent it, and every batch behind that one, once per window (traced at 1,700 jobs/s:
-    /// part of the completions' 9 ms p99).
+    /// that sent it, and every batch behind that one, once per window.
     func notify(_ productions: Set<String>) {
         let now = clock.now
         switch window.withLock({ $0.add(productions, now: now) }) {
