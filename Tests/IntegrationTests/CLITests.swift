@@ -95,4 +95,14 @@ struct CLITests {
         await cluster.shutdown()
         expectCleanFailure(output, mentioning: "run reparto migrate")
     }
+
+    /// A worker refuses a database whose runtime schema is older than its statements need
+    /// (it would count successes in the rollups twice), and says what to run.
+    @Test func aWorkerRefusesADatabaseBehindItsBuild() async throws {
+        let cluster = try await TestCluster.make()
+        _ = try await cluster.postgres.query("DELETE FROM reparto_migrations WHERE line = 'runtime' AND version >= 13")
+        let output = try await RepartoProcess.run(["worker"], environment: cluster.processEnvironment())
+        await cluster.shutdown()
+        expectCleanFailure(output, mentioning: "has runtime migration 12, this build needs 13: run reparto migrate")
+    }
 }

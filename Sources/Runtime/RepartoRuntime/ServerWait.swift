@@ -137,10 +137,39 @@ extension ServerWait {
         }
     }
 
-    /// Waits until PostgreSQL answers through `client` and refuses a database that was never migrated.
-    /// - Throws: ``SchemaMissingError`` when Reparto's schema is not there; the wait's errors.
+    /// Waits until PostgreSQL answers through `client` and refuses a database that was never
+    /// migrated, or not as far as this build's statements need (``SchemaBehindError``).
+    /// - Throws: ``SchemaMissingError`` when Reparto's schema is not there; ``SchemaBehindError``;
+    ///   the wait's errors.
     public func migratedDatabase(_ client: PostgresClient, logger: Logger) async throws {
         guard try await database(client, logger: logger) else { throw SchemaMissingError(database: client.configuration.database) }
+        let recorded = try await client.query("SELECT to_regclass('public.reparto_migrations') IS NOT NULL AS ok").first?.bool("ok") ?? false
+        let applied = !recorded ? 0 : try await client.query(
+            "SELECT coalesce(max(version), 0) AS version FROM reparto_migrations WHERE line = 'runtime'").first?.int("version") ?? 0
+        if applied < SchemaBehindError.requiredRuntimeVersion {
+            throw SchemaBehindError(database: client.configuration.database, applied: applied)
+        }
+    }
+}
+
+/// The database's runtime schema is older than this build's statements need: since runtime
+/// migration 13 a worker's completion counts plain successes in the rollups itself, and an
+/// older trigger would count them again.
+public struct SchemaBehindError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The runtime migration this build's statements need.
+    public static let requiredRuntimeVersion = 13
+    /// The database's name.
+    public var database: String
+    /// The last runtime migration applied (0: none recorded).
+    public var applied: Int
+
+    public init(database: String, applied: Int) {
+        self.database = database
+        self.applied = applied
+    }
+
+    public var description: String {
+        "database \(database) has runtime migration \(applied), this build needs \(Self.requiredRuntimeVersion): run reparto migrate"
     }
 }
 

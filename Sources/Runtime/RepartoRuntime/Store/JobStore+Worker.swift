@@ -44,11 +44,14 @@ extension JobStore {
         // A job with no limit key (the usual case) skips the limits table; with one, a primary-key probe.
         let limitKey = !limitedKinds ? "j.limit_key"
             : "coalesce(j.limit_key, (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind))"
+        // `unchanged` tells the rollups' trigger that this statement moves nothing they count
+        // (waiting to running, no finish time): it returns at once (migration 0013).
         return """
+            WITH unchanged AS MATERIALIZED (SELECT set_config('reparto.rollups', 'unchanged', true) AS mark)
             UPDATE jobs j
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2,
                 publish_pending = false
-            WHERE j.id = ANY($1::uuid[]) AND \(claimableCondition)
+            WHERE j.id = ANY($1::uuid[]) AND (SELECT mark FROM unchanged) = 'unchanged' AND \(claimableCondition)
               AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
                                                         OR (p.scope = 'queue' AND p.name = j.queue))
               AND (\(limitKey) IS NULL OR NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = \(limitKey)))
@@ -254,9 +257,26 @@ extension JobStore {
 
     /// ``completionStatement`` for jobs under no limit only (a limited job's slot is settled in
     /// the completion's transaction): what ``completeSucceeded(_:on:)`` commits on its own.
-    static let unlimitedCompletionStatement = completionSQL(condition: " AND j.limit_key IS NULL")
+    /// It counts its jobs in the rollups itself and marks itself for their trigger, which
+    /// returns at once (migration 0013): the jobs it finishes were running, so each one that has
+    /// a finish time now moved into a counted state, and nothing moved out of one. The trigger's
+    /// pairing of old and new rows cost more than the update at a few jobs a statement.
+    static let unlimitedCompletionStatement = """
+        WITH unchanged AS MATERIALIZED (SELECT set_config('reparto.rollups', 'unchanged', true) AS mark),
+        done AS (
+        \(completionSQL(condition: " AND j.limit_key IS NULL AND (SELECT mark FROM unchanged) = 'unchanged'",
+                         returning: ", j.namespace, j.queue, j.kind, j.state, j.started_at, j.finished_at"))
+        ), counted AS (
+            INSERT INTO job_stats_delta (namespace, minute, queue, kind, state, bucket, n)
+            SELECT namespace, date_trunc('minute', finished_at), queue, kind, state,
+                   reparto_latency_bucket(state, started_at, finished_at), count(*)
+            FROM done WHERE finished_at IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled', 'failed')
+            GROUP BY 1, 2, 3, 4, 5, 6
+        )
+        SELECT id, production_id, limit_key, cost FROM done
+        """
 
-    private static func completionSQL(condition: String) -> String {
+    private static func completionSQL(condition: String, returning: String = "") -> String {
         """
             UPDATE jobs j SET
                 state = u.state,
@@ -278,7 +298,7 @@ extension JobStore {
             FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
                  AS u(id, attempt, state, result, error, delay_s, run_at, moved)
             WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt\(condition)
-            RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost
+            RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost\(returning)
         """
     }
 
