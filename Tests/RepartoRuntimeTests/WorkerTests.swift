@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import RepartoTestSupport
+import Synchronization
 import Testing
 
 /// A `Worker` on the in-memory transport and storage: its whole path from delivery to
@@ -26,6 +27,44 @@ import Testing
             await transport.close()
             try await running.value
         }
+    }
+
+    struct ObservesStart: JobParameters {
+        static let kind = "test.observes-start"
+    }
+
+    /// A worker runs its start hooks before its first job: what a job writes (a provider marked
+    /// unconfigured) is not overwritten by the worker's own start. The job is delivered before
+    /// the worker runs; the hook gives it a second to run (a worker that ran hooks beside its
+    /// jobs ran it within that second, before the hook ended), and the job sees the hook done.
+    @Test func startHooksFinishBeforeTheFirstJobRuns() async throws {
+        let transport = InMemoryJobTransport()
+        let storage = InMemoryWorkerStorage()
+        let hookDone = Mutex(false)
+        let sawHookDone = Mutex<Bool?>(nil)
+        let registry = JobRegistry.withBuiltins()
+        registry.onWorkerStart {
+            let deadline = ContinuousClock.now + .seconds(1)
+            while sawHookDone.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            hookDone.withLock { $0 = true }
+        }
+        registry.register(ObservesStart.self) { _, _ in
+            let done = hookDone.withLock { $0 }
+            sawHookDone.withLock { $0 = done }
+        }
+        let id = storage.insert(kind: ObservesStart.kind)
+        let delivery = transport.deliver(id.uuidString)
+        let worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 2, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+        let running = Task { try await worker.run() }
+        let settled = await transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(sawHookDone.withLock { $0 } == true, "the job ran after the start hook finished")
+        await transport.close()
+        try await running.value
     }
 
     @Test func aDeliveredJobRunsIsCommittedSucceededThenAcked() async throws {

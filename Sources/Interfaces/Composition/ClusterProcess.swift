@@ -43,7 +43,7 @@ public enum ClusterProcess {
         var services = MetricsServerSetting.services(host: metrics.host, port: metrics.port, health: worker.health, logger: logger)
         let gate = StartupGate(worker) {
             try await wait.broker(amqp, logger: logger)
-            try await wait.migratedDatabase(postgres, logger: logger)
+            try await wait.migratedDatabase(postgres, logger: logger, runtimeAtLeast: SchemaBehindError.workerRuntimeVersion)
         }
         services.append(.init(service: gate, successTerminationBehavior: .gracefullyShutdownGroup))
         try await run(services, postgres: postgres, logger: logger)

@@ -42,8 +42,10 @@ public final class JobRegistry: Sendable {
     private let formerNames = Mutex<[String: String]>([:])
 
     /// Runs `hook` each time a worker with this registry starts running (after it reached its
-    /// database), e.g. to record what the kinds need in shared tables. Registering has no side
-    /// effect of its own: nothing connects before a worker runs.
+    /// database, before it takes its first job), e.g. to record what the kinds need in shared
+    /// tables: what the worker's jobs then write there (a provider marked unconfigured by a
+    /// refused key) is not overwritten by its own start. Registering has no side effect of its
+    /// own: nothing connects before a worker runs.
     public func onWorkerStart(_ hook: @escaping @Sendable () async -> Void) {
         startHooks.withLock { $0.append(hook) }
     }

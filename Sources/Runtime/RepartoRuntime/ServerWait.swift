@@ -138,38 +138,43 @@ extension ServerWait {
     }
 
     /// Waits until PostgreSQL answers through `client` and refuses a database that was never
-    /// migrated, or not as far as this build's statements need (``SchemaBehindError``).
+    /// migrated, or (with `runtimeAtLeast`, for a worker) whose runtime migrations stop before
+    /// that version.
     /// - Throws: ``SchemaMissingError`` when Reparto's schema is not there; ``SchemaBehindError``;
     ///   the wait's errors.
-    public func migratedDatabase(_ client: PostgresClient, logger: Logger) async throws {
+    public func migratedDatabase(_ client: PostgresClient, logger: Logger, runtimeAtLeast required: Int? = nil) async throws {
         guard try await database(client, logger: logger) else { throw SchemaMissingError(database: client.configuration.database) }
+        guard let required else { return }
         let recorded = try await client.query("SELECT to_regclass('public.reparto_migrations') IS NOT NULL AS ok").first?.bool("ok") ?? false
         let applied = !recorded ? 0 : try await client.query(
             "SELECT coalesce(max(version), 0) AS version FROM reparto_migrations WHERE line = 'runtime'").first?.int("version") ?? 0
-        if applied < SchemaBehindError.requiredRuntimeVersion {
-            throw SchemaBehindError(database: client.configuration.database, applied: applied)
+        if applied < required {
+            throw SchemaBehindError(database: client.configuration.database, applied: applied, required: required)
         }
     }
 }
 
-/// The database's runtime schema is older than this build's statements need: since runtime
-/// migration 13 a worker's completion counts plain successes in the rollups itself, and an
-/// older trigger would count them again.
+/// The database's runtime schema is older than this build's worker statements need
+/// (``workerRuntimeVersion``).
 public struct SchemaBehindError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The runtime migration this build's statements need.
-    public static let requiredRuntimeVersion = 13
+    /// The runtime migration a worker of this build needs: since 13 its completion counts plain
+    /// successes in the rollups itself, and an older trigger would count them a second time.
+    public static let workerRuntimeVersion = 13
     /// The database's name.
     public var database: String
     /// The last runtime migration applied (0: none recorded).
     public var applied: Int
+    /// The runtime migration needed.
+    public var required: Int
 
-    public init(database: String, applied: Int) {
+    public init(database: String, applied: Int, required: Int) {
         self.database = database
         self.applied = applied
+        self.required = required
     }
 
     public var description: String {
-        "database \(database) has runtime migration \(applied), this build needs \(Self.requiredRuntimeVersion): run reparto migrate"
+        "database \(database) has runtime migration \(applied), this build needs \(required): run reparto migrate"
     }
 }
 

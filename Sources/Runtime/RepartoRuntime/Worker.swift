@@ -150,6 +150,8 @@ public final class Worker: Service, Sendable {
             // Only the first jobs' latency depends on it; their claims open what is missing.
             logger.warning("could not ready the claims' and completions' connections", metadata: ["error": "\(error)"])
         }
+        // Before the first job: a hook's write must not land after what the jobs wrote.
+        for hook in registry.workerStartHooks { await hook() }
         relay?.start()
         consumer.start()
         logger.info("worker started", metadata: [
@@ -159,8 +161,6 @@ public final class Worker: Service, Sendable {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.heartbeatLoop() }
-                let hooks = registry.workerStartHooks
-                if !hooks.isEmpty { group.addTask { for hook in hooks { await hook() } } }
                 for await delivery in consumer.deliveries {
                     accept(delivery)
                 }
