@@ -282,6 +282,15 @@ public enum Migrator {
         }
     }
 
+    /// The last version of `line` the database has applied; 0 when none is recorded (or the
+    /// database was never migrated by this build's `reparto migrate`).
+    @available(*, noasync)
+    public static func lastApplied(line: String, on connection: PostgresConnection) throws -> Int {
+        guard try connection.query("SELECT to_regclass('public.reparto_migrations') IS NOT NULL AS ok").first?.bool("ok") == true else { return 0 }
+        return try connection.query("SELECT coalesce(max(version), 0) AS version FROM reparto_migrations WHERE line = $1", [line])
+            .first?.int("version") ?? 0
+    }
+
     // MARK: applying
 
     /// Applies what is missing of `lines` (in dependency order); returns the migrations applied now.

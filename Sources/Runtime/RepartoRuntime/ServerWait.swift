@@ -145,9 +145,7 @@ extension ServerWait {
     public func migratedDatabase(_ client: PostgresClient, logger: Logger, runtimeAtLeast required: Int? = nil) async throws {
         guard try await database(client, logger: logger) else { throw SchemaMissingError(database: client.configuration.database) }
         guard let required else { return }
-        let recorded = try await client.query("SELECT to_regclass('public.reparto_migrations') IS NOT NULL AS ok").first?.bool("ok") ?? false
-        let applied = !recorded ? 0 : try await client.query(
-            "SELECT coalesce(max(version), 0) AS version FROM reparto_migrations WHERE line = 'runtime'").first?.int("version") ?? 0
+        let applied = try await client.withConnection { try Migrator.lastApplied(line: "runtime", on: $0) }
         if applied < required {
             throw SchemaBehindError(database: client.configuration.database, applied: applied, required: required)
         }

@@ -44,14 +44,14 @@ extension JobStore {
         // A job with no limit key (the usual case) skips the limits table; with one, a primary-key probe.
         let limitKey = !limitedKinds ? "j.limit_key"
             : "coalesce(j.limit_key, (SELECT d.key FROM unnest($3::text[], $4::text[]) AS d(kind, key) WHERE d.kind = j.kind))"
-        // `unchanged` tells the rollups' trigger that this statement moves nothing they count
-        // (waiting to running, no finish time): it returns at once (migration 0013).
+        // Marked for the rollups' trigger: a claim moves nothing they count (waiting to running,
+        // no finish time).
         return """
-            WITH unchanged AS MATERIALIZED (SELECT set_config('reparto.rollups', 'unchanged', true) AS mark)
+            WITH \(RollupsMark.cte)
             UPDATE jobs j
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2,
                 publish_pending = false
-            WHERE j.id = ANY($1::uuid[]) AND (SELECT mark FROM unchanged) = 'unchanged' AND \(claimableCondition)
+            WHERE j.id = ANY($1::uuid[]) AND \(RollupsMark.condition) AND \(claimableCondition)
               AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
                                                         OR (p.scope = 'queue' AND p.name = j.queue))
               AND (\(limitKey) IS NULL OR NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = \(limitKey)))
@@ -257,14 +257,14 @@ extension JobStore {
 
     /// ``completionStatement`` for jobs under no limit only (a limited job's slot is settled in
     /// the completion's transaction): what ``completeSucceeded(_:on:)`` commits on its own.
-    /// It counts its jobs in the rollups itself and marks itself for their trigger, which
-    /// returns at once (migration 0013): the jobs it finishes were running, so each one that has
-    /// a finish time now moved into a counted state, and nothing moved out of one. The trigger's
-    /// pairing of old and new rows cost more than the update at a few jobs a statement.
+    /// It counts its jobs in the rollups itself and is marked for their trigger (``RollupsMark``):
+    /// the jobs it finishes were running, so each one that has a finish time now moved into a
+    /// counted state, and nothing moved out of one. The trigger's pairing of old and new rows cost
+    /// more than the update at a few jobs a statement.
     static let unlimitedCompletionStatement = """
-        WITH unchanged AS MATERIALIZED (SELECT set_config('reparto.rollups', 'unchanged', true) AS mark),
+        WITH \(RollupsMark.cte),
         done AS (
-        \(completionSQL(condition: " AND j.limit_key IS NULL AND (SELECT mark FROM unchanged) = 'unchanged'",
+        \(completionSQL(condition: " AND j.limit_key IS NULL AND \(RollupsMark.condition)",
                          returning: ", j.namespace, j.queue, j.kind, j.state, j.started_at, j.finished_at"))
         ), counted AS (
             INSERT INTO job_stats_delta (namespace, minute, queue, kind, state, bucket, n)
@@ -335,4 +335,13 @@ extension JobStore {
             UPDATE workers SET stopped_at = now(), in_flight = 0, held = '{}', jobs_succeeded = $2, jobs_failed = $3 WHERE id = $1
             """, [workerID, succeeded, failed])
     }
+}
+
+/// The mark a statement sets for the rollups' trigger (runtime migration 0013): the statement
+/// moves nothing the rollups count, or counts its jobs itself. The trigger, fired at the end of
+/// that statement, takes the mark back and returns at once. A statement uses ``cte`` in its
+/// `WITH` and ``condition`` in its `WHERE` (an unreferenced CTE would not run).
+enum RollupsMark {
+    static let cte = "unchanged AS MATERIALIZED (SELECT set_config('reparto.rollups', 'unchanged', true) AS mark)"
+    static let condition = "(SELECT mark FROM unchanged) = 'unchanged'"
 }
