@@ -76,7 +76,7 @@ struct AnalysisCancelRetryTests {
         defer { server.stop() }
         let providers = GenerationProviderRegistry([
             OpenAICompatibleProvider(configuration: .init(baseURL: server.baseURL, apiKey: nil, textModel: "llama3.2",
-                                                          embeddingModel: "nomic-embed-text", timeout: 10)),
+                                                          embeddingModel: "nomic-embed-text", timeout: StandInTimeout.seconds)),
         ])
         let registry = JobRegistry()
         let environment = GenerationEnvironment(assetsRoot: root, providers: providers, postgres: cluster.postgres)

@@ -49,7 +49,7 @@ struct AnalysisRetryTests {
         defer { server.stop() }
         let providers = GenerationProviderRegistry([
             OpenAICompatibleProvider(configuration: .init(baseURL: server.baseURL, apiKey: nil, textModel: "llama3.2",
-                                                          embeddingModel: "nomic-embed-text", timeout: 10)),
+                                                          embeddingModel: "nomic-embed-text", timeout: StandInTimeout.seconds)),
         ])
         let registry = JobRegistry()
         let environment = GenerationEnvironment(assetsRoot: root, providers: providers, postgres: cluster.postgres)

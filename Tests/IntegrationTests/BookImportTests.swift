@@ -42,7 +42,7 @@ struct BookImportTests {
             let registry = JobRegistry()
             var settings = BookServiceSettings(openLibraryURL: openLibrary.baseURL,
                                                googleBooksURL: google?.baseURL ?? "http://127.0.0.1:9",
-                                               googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key), timeout: 5)
+                                               googleBooksKey: google == nil ? nil : Secret(GoogleBooksStandIn.key), timeout: StandInTimeout.seconds)
             configure(&settings)
             BookImportKinds.register(in: registry, assetsRoot: root, postgres: cluster.postgres, services: settings,
                                      configuration: configuration)

@@ -238,7 +238,7 @@ struct BookReviewTests {
             ] : []
             return OpenLibraryStandIn.search(docs, fields: OpenLibraryStandIn.fields(request.query))
         }
-        let search = BookSearch(settings: BookServiceSettings(openLibraryURL: openLibrary.baseURL, timeout: 5), postgres: cluster.postgres)
+        let search = BookSearch(settings: BookServiceSettings(openLibraryURL: openLibrary.baseURL, timeout: StandInTimeout.seconds), postgres: cluster.postgres)
 
         let found = try await search.candidates(title: "Dune (Dune, #1)", author: "Herbert, Frank", limit: 3)
         #expect(found.requests == 1)

@@ -24,10 +24,10 @@ struct GenerationJobTests {
         var providers: [any GenerationProvider] = [
             OpenAICompatibleProvider(configuration: .init(baseURL: openAI.baseURL + "/v1", apiKey: nil, textModel: "llama3.2",
                                                           embeddingModel: "nomic-embed-text", imageModel: "dall-e-2",
-                                                          embeddingBatchSize: 2, timeout: 10)),
+                                                          embeddingBatchSize: 2, timeout: StandInTimeout.seconds)),
         ]
         if let anthropic {
-            providers.append(AnthropicProvider(configuration: .init(baseURL: anthropic.baseURL, apiKey: Secret("sk-ant-test"), timeout: 10)))
+            providers.append(AnthropicProvider(configuration: .init(baseURL: anthropic.baseURL, apiKey: Secret("sk-ant-test"), timeout: StandInTimeout.seconds)))
         }
         let registry = JobRegistry()
         GenerationKinds.register(in: registry, environment: GenerationEnvironment(

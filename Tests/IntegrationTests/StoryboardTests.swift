@@ -53,7 +53,7 @@ struct StoryboardTests {
         let server = try AnalysisTests.standIn(summaries: summaries) { images.reply($0) }
         let providers = GenerationProviderRegistry([
             OpenAICompatibleProvider(configuration: .init(baseURL: server.baseURL, apiKey: nil, textModel: "llama3.2",
-                                                          embeddingModel: "nomic-embed-text", imageModel: "dall-e-2", timeout: 10)),
+                                                          embeddingModel: "nomic-embed-text", imageModel: "dall-e-2", timeout: StandInTimeout.seconds)),
         ])
         let registry = JobRegistry()
         let environment = GenerationEnvironment(assetsRoot: root, providers: providers, postgres: cluster.postgres)

@@ -9,12 +9,12 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct HTTPProviderTests {
     static let key = "sk-test-SECRET-456"
 
-    func openAI(_ server: FakeHTTPServer, key: String? = HTTPProviderTests.key, batch: Int = 256, timeout: TimeInterval = 5) -> OpenAICompatibleProvider {
+    func openAI(_ server: FakeHTTPServer, key: String? = HTTPProviderTests.key, batch: Int = 256, timeout: TimeInterval = StandInTimeout.seconds) -> OpenAICompatibleProvider {
         OpenAICompatibleProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: key.map(Secret.init),
                                                       embeddingBatchSize: batch, timeout: timeout))
     }
 
-    func anthropic(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> AnthropicProvider {
+    func anthropic(_ server: FakeHTTPServer, timeout: TimeInterval = StandInTimeout.seconds) -> AnthropicProvider {
         AnthropicProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret(Self.key), timeout: timeout))
     }
 

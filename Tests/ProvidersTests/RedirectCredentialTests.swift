@@ -19,7 +19,7 @@ struct ProviderRedirectTests {
         let target = try FakeHTTPServer { _ in ProviderStandIns.anthropicMessage("INT. HALL - DAY") }
         let redirector = try redirector(to: target)
         defer { target.stop(); redirector.stop() }
-        let provider = AnthropicProvider(configuration: .init(baseURL: redirector.baseURL, apiKey: Secret(Self.key), timeout: 5))
+        let provider = AnthropicProvider(configuration: .init(baseURL: redirector.baseURL, apiKey: Secret(Self.key), timeout: StandInTimeout.seconds))
         let text = try await provider.generateText(TextGenerationRequest(prompt: "A slug line"))
         #expect(text.text == "INT. HALL - DAY")
         #expect(redirector.requests.first?.headers["x-api-key"] == Self.key)
@@ -33,7 +33,7 @@ struct ProviderRedirectTests {
         let target = try FakeHTTPServer { _ in ProviderStandIns.openAIChat("hi") }
         let redirector = try redirector(to: target)
         defer { target.stop(); redirector.stop() }
-        let provider = OpenAICompatibleProvider(configuration: .init(baseURL: redirector.baseURL + "/v1", apiKey: Secret(Self.key), timeout: 5))
+        let provider = OpenAICompatibleProvider(configuration: .init(baseURL: redirector.baseURL + "/v1", apiKey: Secret(Self.key), timeout: StandInTimeout.seconds))
         _ = try await provider.generateText(TextGenerationRequest(prompt: "hello"))
         #expect(redirector.requests.first?.headers["authorization"] == "Bearer \(Self.key)")
         #expect(target.requests.first?.headers["authorization"] == nil)

@@ -12,11 +12,11 @@ import Testing
     static let key = "sk-vision-SECRET-789"
 
     func openAI(_ standIn: VisionStandIn) -> OpenAICompatibleProvider {
-        OpenAICompatibleProvider(configuration: .init(baseURL: standIn.baseURL + "/v1", apiKey: Secret(Self.key), textModel: "gpt-4o-mini", timeout: 5))
+        OpenAICompatibleProvider(configuration: .init(baseURL: standIn.baseURL + "/v1", apiKey: Secret(Self.key), textModel: "gpt-4o-mini", timeout: StandInTimeout.seconds))
     }
 
     func anthropic(_ standIn: VisionStandIn) -> AnthropicProvider {
-        AnthropicProvider(configuration: .init(baseURL: standIn.baseURL, apiKey: Secret(Self.key), visionModel: "claude-vision-test", timeout: 5))
+        AnthropicProvider(configuration: .init(baseURL: standIn.baseURL, apiKey: Secret(Self.key), visionModel: "claude-vision-test", timeout: StandInTimeout.seconds))
     }
 
     /// The ``ProviderError`` `body` throws; nil (and a recorded issue) when it throws nothing.
@@ -120,7 +120,7 @@ import Testing
     // MARK: the stand-in refuses what the APIs refuse
 
     func post(_ standIn: VisionStandIn, _ path: String, _ body: String) async -> ProviderError? {
-        let transport = ProviderHTTPTransport(provider: "raw", client: .shared, timeout: 5)
+        let transport = ProviderHTTPTransport(provider: "raw", client: .shared, timeout: StandInTimeout.seconds)
         do {
             _ = try await transport.postJSON(url: standIn.baseURL + path, headers: [], body: Data(body.utf8), secret: nil)
             Issue.record("expected a refusal")

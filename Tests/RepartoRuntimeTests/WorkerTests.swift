@@ -67,6 +67,56 @@ import Testing
         try await running.value
     }
 
+    /// A worker's heartbeats go on while every thread of Swift's cooperative pool is blocked (a
+    /// handler's CPU-bound or blocking work): timed on the pool, they stopped, and the rescue
+    /// counted a crash against each job a live worker ran. One blocker per pool thread holds its
+    /// thread until all are held at once, then until three more heartbeats are recorded.
+    @Test func heartbeatsGoOnWhileEveryPoolThreadIsBusy() async throws {
+        let harness = Harness(heartbeatInterval: 0.05)
+        let workerID = harness.worker.identity.id
+        try await Self.waitUntil("the worker's first heartbeat") { harness.storage.heartbeatCount(workerID) > 0 }
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let arrived = Arrivals()
+        let seen: [Int?] = await withTaskGroup(of: Int?.self) { group in
+            for _ in 0..<width {
+                group.addTask { Self.holdPoolThread(arrived: arrived, width: width) { harness.storage.heartbeatCount(workerID) } }
+            }
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        #expect(!seen.contains(nil), "the \(width) blockers were never all running at once")
+        #expect(seen.allSatisfy { ($0 ?? 0) >= 3 }, "heartbeats while the pool was blocked: \(seen)")
+        try await harness.stop()
+    }
+
+    /// Blocks its thread until `width` callers are blocked at once, then until `count` has grown
+    /// by three; returns how much it grew (nil: the callers were never all blocked), within 10 s.
+    private static func holdPoolThread(arrived: Arrivals, width: Int, count: () -> Int) -> Int? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        arrived.count.withLock { $0 += 1 }
+        while arrived.count.withLock({ $0 }) < width {
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(1_000)
+        }
+        let start = count()
+        while count() < start + 3, ContinuousClock.now < deadline { usleep(1_000) }
+        return count() - start
+    }
+
+    private final class Arrivals: Sendable {
+        let count = Mutex(0)
+    }
+
+    private static func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     @Test func aDeliveredJobRunsIsCommittedSucceededThenAcked() async throws {
         let harness = Harness()
         let id = harness.storage.insert(kind: NoopJob.kind)
@@ -185,7 +235,7 @@ import Testing
     @Test func aJobRunningOnALiveWorkerIsNotClaimedByAnother() async throws {
         let harness = Harness()
         let other = WorkerIdentity(queues: ["default"], concurrency: 1, heartbeatInterval: 2)
-        _ = try await harness.storage.heartbeat(other, succeeded: 0, failed: 0, inFlight: 1, local: [], held: [:])
+        _ = try harness.storage.heartbeat(other, succeeded: 0, failed: 0, inFlight: 1, local: [], held: [:])
         let id = harness.storage.insert(kind: NoopJob.kind)
         harness.storage.update(id) { $0.state = .running; $0.attempts = 1; $0.workerID = other.id }
         let delivery = harness.transport.deliver(id.uuidString, redelivered: true)

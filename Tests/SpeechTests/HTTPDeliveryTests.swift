@@ -18,7 +18,7 @@ import Testing
         let server = try FakeHTTPServer { _ in .respond(status: 200, headers: [("Content-Type", "audio/wav")], body: wav) }
         defer { server.stop() }
         func provider(model: String) -> OpenAISpeechProvider {
-            OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret("sk-test"), model: model, timeout: 5))
+            OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret("sk-test"), model: model, timeout: StandInTimeout.seconds))
         }
         _ = try await provider(model: "gpt-4o-mini-tts").synthesize(text: "Hello", voice: "nova", language: nil, options: Self.whispering)
         let mini = try requestBody(server)
@@ -34,7 +34,7 @@ import Testing
         let pcm = Data(Signals.sine(seconds: 0.25, sampleRate: 24000).wavData().dropFirst(44))
         let server = try FakeHTTPServer { _ in .respond(status: 200, headers: [("Content-Type", "audio/pcm")], body: pcm) }
         defer { server.stop() }
-        let provider = ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret("xi-test"), timeout: 5))
+        let provider = ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret("xi-test"), timeout: StandInTimeout.seconds))
         let shouting = Delivery(parenthetical: "shouting", style: .shouting).options()
         _ = try await provider.synthesize(text: "Run!", voice: "abc123", language: nil, options: shouting)
         let settings = try #require(try requestBody(server)["voice_settings"] as? [String: Double])
@@ -50,7 +50,7 @@ import Testing
         let server = try FakeHTTPServer { _ in .respond(status: 200, headers: [("Content-Type", "audio/wav")], body: wav) }
         defer { server.stop() }
         var registry = VoiceProviderRegistry(defaultProviderID: "openai")
-        registry.register(OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret("sk-test"), timeout: 5)))
+        registry.register(OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret("sk-test"), timeout: StandInTimeout.seconds)))
         let synthesizer = SpeechSynthesizer(registry: registry)
         let plain = try PCMAudio(wav: await synthesizer.synthesize(text: "Hello", voice: "nova").data)
         let whispered = try PCMAudio(wav: await synthesizer.synthesize(text: "Hello", voice: "nova", options: Self.whispering).data)

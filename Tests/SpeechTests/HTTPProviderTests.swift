@@ -9,11 +9,11 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct HTTPProviderTests {
     static let key = "sk-test-SECRET-123"
 
-    func openAI(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> OpenAISpeechProvider {
+    func openAI(_ server: FakeHTTPServer, timeout: TimeInterval = StandInTimeout.seconds) -> OpenAISpeechProvider {
         OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: Secret(Self.key), timeout: timeout))
     }
 
-    func elevenLabs(_ server: FakeHTTPServer, timeout: TimeInterval = 5) -> ElevenLabsProvider {
+    func elevenLabs(_ server: FakeHTTPServer, timeout: TimeInterval = StandInTimeout.seconds) -> ElevenLabsProvider {
         ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret(Self.key), timeout: timeout))
     }
 
@@ -371,7 +371,7 @@ import Testing
     @Test func refusedConnectionIsRetryable() async throws {
         let refusing = try RefusingPort()
         let provider = OpenAISpeechProvider(configuration: .init(baseURL: "http://127.0.0.1:\(refusing.port)",
-                                                                 apiKey: Secret(Self.key), timeout: 5))
+                                                                 apiKey: Secret(Self.key), timeout: StandInTimeout.seconds))
         do {
             _ = try await provider.synthesize(text: "Hi", voice: "alloy", language: nil, options: .standard)
             Issue.record("expected an error")

@@ -201,7 +201,7 @@ import Testing
     @Test func aLocalSpeechServerJoinsTheOfflineEngines() async throws {
         let server = try SpeechServerStandIn(voices: ["af_heart", "am_adam", "bf_emma", "ff_siwis"], listing: .objects)
         defer { server.stop() }
-        let provider = OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL, apiKey: nil, timeout: 5))
+        let provider = OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL, apiKey: nil, timeout: StandInTimeout.seconds))
         let proposal = try await CastingDirector.propose(document: Self.document, registry: Self.registry(provider))
         #expect(proposal.providers == ["espeak-ng", "openai"])
         #expect(proposal.leftOut == nil)
@@ -213,12 +213,12 @@ import Testing
     @Test func aServerThatNamesNoVoicesOrCannotBeReachedIsLeftOut() async throws {
         let silent = try SpeechServerStandIn(listing: .absent)
         defer { silent.stop() }
-        let textOnly = OpenAISpeechProvider(configuration: .init(baseURL: silent.baseURL, apiKey: nil, timeout: 5))
+        let textOnly = OpenAISpeechProvider(configuration: .init(baseURL: silent.baseURL, apiKey: nil, timeout: StandInTimeout.seconds))
         let alone = try await CastingDirector.propose(document: Self.document, registry: Self.registry(textOnly))
         #expect(alone.providers == ["espeak-ng"])
         #expect(alone.leftOut == ["openai: lists no voices (GET /v1/audio/voices) and OPENAI_TTS_VOICES is not set"])
         // The same server with OPENAI_TTS_VOICES joins with them.
-        let named = OpenAISpeechProvider(configuration: .init(baseURL: silent.baseURL, apiKey: nil, voices: ["am_liam"], timeout: 5))
+        let named = OpenAISpeechProvider(configuration: .init(baseURL: silent.baseURL, apiKey: nil, voices: ["am_liam"], timeout: StandInTimeout.seconds))
         let joined = try await CastingDirector.propose(document: Self.document, registry: Self.registry(named))
         #expect(joined.providers == ["espeak-ng", "openai"])
         #expect(joined.cast.narratorRole.reference == "openai:am_liam", "its one natural voice narrates")
@@ -226,7 +226,7 @@ import Testing
 
         let broken = try SpeechServerStandIn(listing: .failing(503))
         defer { broken.stop() }
-        let down = OpenAISpeechProvider(configuration: .init(baseURL: broken.baseURL, apiKey: nil, timeout: 5))
+        let down = OpenAISpeechProvider(configuration: .init(baseURL: broken.baseURL, apiKey: nil, timeout: StandInTimeout.seconds))
         let fallback = try await CastingDirector.propose(document: Self.document, registry: Self.registry(down))
         #expect(fallback.providers == ["espeak-ng"])
         #expect(fallback.leftOut == ["openai: provider openai failed (HTTP 503)"])

@@ -27,7 +27,7 @@ struct RedirectCredentialTests {
     func elevenLabsKeyIsNotSentToAnotherOrigin(_ status: Int) async throws {
         let (target, redirector) = try servers(redirectStatus: status)
         defer { target.stop(); redirector.stop() }
-        let provider = ElevenLabsProvider(configuration: .init(baseURL: redirector.baseURL, apiKey: Secret(Self.key), timeout: 5))
+        let provider = ElevenLabsProvider(configuration: .init(baseURL: redirector.baseURL, apiKey: Secret(Self.key), timeout: StandInTimeout.seconds))
         let voices = try await provider.voices(language: nil)
         #expect(voices.map(\.id) == ["v1"], "the redirect was followed")
         #expect(redirector.requests.first?.headers["xi-api-key"] == Self.key, "the first origin got the key")
@@ -42,7 +42,7 @@ struct RedirectCredentialTests {
         let base = target.baseURL
         let redirector = try FakeHTTPServer { request in .respond(status: 307, headers: [("Location", base + request.target)], body: Data()) }
         defer { target.stop(); redirector.stop() }
-        let provider = OpenAISpeechProvider(configuration: .init(baseURL: redirector.baseURL + "/v1", apiKey: Secret(Self.key), timeout: 5))
+        let provider = OpenAISpeechProvider(configuration: .init(baseURL: redirector.baseURL + "/v1", apiKey: Secret(Self.key), timeout: StandInTimeout.seconds))
         _ = try await provider.synthesize(text: "Hello", voice: "nova", language: "en", options: .init())
         #expect(redirector.requests.first?.headers["authorization"] == "Bearer \(Self.key)")
         let followed = try #require(target.requests.first)
@@ -58,7 +58,7 @@ struct RedirectCredentialTests {
                 : .respond(status: 200, headers: [("Content-Type", "application/json")], body: Self.listing)
         }
         defer { server.stop() }
-        let provider = ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret(Self.key), timeout: 5))
+        let provider = ElevenLabsProvider(configuration: .init(baseURL: server.baseURL, apiKey: Secret(Self.key), timeout: StandInTimeout.seconds))
         #expect(try await provider.voices(language: nil).count == 1)
         #expect(server.requests.map(\.path) == ["/v1/voices", "/v2/voices"])
         #expect(server.requests.allSatisfy { $0.headers["xi-api-key"] == Self.key })
@@ -73,7 +73,7 @@ struct RedirectCredentialTests {
         request.headers.add(name: "X-Custom-Auth", value: "token=\(Self.key)")
         request.headers.add(name: "Cookie", value: "session=1")
         request.headers.add(name: "User-Agent", value: "reparto-test")
-        let (response, body) = try await HTTPExchange.send(request, timeout: 5, limit: 1024, secret: Secret(Self.key))
+        let (response, body) = try await HTTPExchange.send(request, timeout: StandInTimeout.seconds, limit: 1024, secret: Secret(Self.key))
         #expect(response.status.code == 200)
         #expect(String(decoding: body, as: UTF8.self) == "ok")
         let followed = try #require(target.requests.first)
@@ -90,10 +90,10 @@ struct RedirectCredentialTests {
         defer { loop.stop(); file.stop() }
         await #expect(throws: HTTPExchange.Failure.redirectRefused(to: loop.baseURL + String(repeating: "/hop", count: 6) + "/start",
                                                                       reason: "more than 5 redirects")) {
-            _ = try await HTTPExchange.send(HTTPClientRequest(url: loop.baseURL + "/start"), timeout: 5, limit: 1024)
+            _ = try await HTTPExchange.send(HTTPClientRequest(url: loop.baseURL + "/start"), timeout: StandInTimeout.seconds, limit: 1024)
         }
         await #expect(throws: HTTPExchange.Failure.redirectRefused(to: "file:///etc/passwd", reason: "not an http(s) URL")) {
-            _ = try await HTTPExchange.send(HTTPClientRequest(url: file.baseURL + "/"), timeout: 5, limit: 1024)
+            _ = try await HTTPExchange.send(HTTPClientRequest(url: file.baseURL + "/"), timeout: StandInTimeout.seconds, limit: 1024)
         }
     }
 
@@ -102,7 +102,7 @@ struct RedirectCredentialTests {
         defer { target.stop(); redirector.stop() }
         var request = HTTPClientRequest(url: redirector.baseURL + "/v1/voices")
         request.headers.add(name: "xi-api-key", value: Self.key)
-        _ = try await HTTPExchange.send(request, on: .shared, timeout: 5, limit: 1024, secret: Secret(Self.key))
+        _ = try await HTTPExchange.send(request, on: .shared, timeout: StandInTimeout.seconds, limit: 1024, secret: Secret(Self.key))
         #expect(target.requests.first?.headers["xi-api-key"] == nil)
     }
 

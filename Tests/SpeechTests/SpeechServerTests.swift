@@ -10,7 +10,7 @@ import Testing
 /// lists none, and the settings.
 @Suite(.timeLimit(.minutes(2))) struct SpeechServerTests {
     func provider(_ server: SpeechServerStandIn, key: String? = nil, voices: [String]? = nil) -> OpenAISpeechProvider {
-        OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: key.map(Secret.init), voices: voices, timeout: 5))
+        OpenAISpeechProvider(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: key.map(Secret.init), voices: voices, timeout: StandInTimeout.seconds))
     }
 
     // MARK: Kokoro names

@@ -28,6 +28,7 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     private struct State {
         var rows: [UUID: Row] = [:]
         var alive: Set<String> = []
+        var heartbeats: [String: Int] = [:]
         var stopped: [String: (succeeded: Int, failed: Int)] = [:]
         var held: [String: [String: Int]] = [:]
         var claimsHeld = false
@@ -62,6 +63,9 @@ public final class InMemoryWorkerStorage: WorkerStorage {
 
     /// The final counts the worker recorded when it stopped, if it did.
     public func stopped(_ workerID: String) -> (succeeded: Int, failed: Int)? { state.withLock { $0.stopped[workerID] } }
+
+    /// How many heartbeats the worker sent.
+    public func heartbeatCount(_ workerID: String) -> Int { state.withLock { $0.heartbeats[workerID, default: 0] } }
 
     /// The held deliveries per routing key the worker reported with its last heartbeat, if any.
     public func held(_ workerID: String) -> [String: Int]? { state.withLock { $0.held[workerID] } }
@@ -146,9 +150,10 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     }
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                          local: [UUID], held: [String: Int]) async throws -> (cancel: [UUID], lost: [UUID]) {
+                          local: [UUID], held: [String: Int]) throws -> (cancel: [UUID], lost: [UUID]) {
         state.withLock { state in
             state.alive.insert(worker.id)
+            state.heartbeats[worker.id, default: 0] += 1
             state.held[worker.id] = held
             state.stopped[worker.id] = nil
             var cancel: [UUID] = [], lost: [UUID] = []

@@ -41,11 +41,9 @@ public final class PostgresClient: Sendable {
     ) async throws -> T {
         let slot = try await acquire()
         defer { release(slot) }
-        let configuration = self.configuration
-        let logger = self.logger
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             slot.queue.async {
-                continuation.resume(with: Result { try slot.run(configuration: configuration, logger: logger, body) })
+                continuation.resume(with: Result { try slot.run(body) })
             }
         }
     }
@@ -124,7 +122,7 @@ public final class PostgresClient: Sendable {
             if state.open < maxConnections {
                 state.open += 1
                 state.nextID += 1
-                return .ready(PooledConnection(number: state.nextID))
+                return .ready(PooledConnection(number: state.nextID, configuration: configuration, logger: logger))
             }
             return .wait
         }
@@ -187,78 +185,42 @@ public final class PostgresClient: Sendable {
         switch next {
         case .handOver(let waiter): waiter.continuation.resume(returning: slot)
         case .keep: break
-        case .close: slot.queue.async { slot.connection?.close(); slot.connection = nil }
+        case .close: slot.queue.async { slot.closeOnQueue() }
         }
     }
 }
 
-/// One pool slot: a serial queue and the connection that lives on it (opened lazily).
-///
-/// `@unchecked Sendable` because `connection` is only ever read or written on `queue`, a serial
-/// queue, so it is confined to one thread at a time; the compiler cannot check queue confinement.
-final class PooledConnection: @unchecked Sendable {
+/// One pool slot: a serial queue and the connection used on it (opened lazily).
+final class PooledConnection: Sendable {
     let queue: DispatchQueue
-    /// Only touched on `queue`.
-    var connection: PostgresConnection?
+    private let connection: BlockingPostgresConnection
 
-    init(number: UInt64) {
+    init(number: UInt64, configuration: PostgresConfiguration, logger: Logger) {
         queue = DispatchQueue(label: "reparto.postgres.connection.\(number)")
+        connection = BlockingPostgresConnection(configuration: configuration, logger: logger)
     }
 
     /// Runs `body` with a healthy connection. Call only on `queue`.
     @available(*, noasync)
-    func run<T>(
-        configuration: PostgresConfiguration, logger: Logger,
-        _ body: (PostgresConnection) throws -> T
-    ) throws -> T {
+    func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         dispatchPrecondition(condition: .onQueue(queue))
-        if let existing = connection, !existing.checkAlive() {
-            logger.info("replacing a broken PostgreSQL connection", metadata: ["server": "\(configuration.endpoint)"])
-            existing.close()
-            connection = nil
-        }
-        let current: PostgresConnection
-        if let connection {
-            current = connection
-        } else {
-            current = try PostgresConnection.connect(configuration)
-            logger.debug("opened a PostgreSQL connection", metadata: [
-                "server": "\(configuration.endpoint)", "pid": "\(current.backendPID)",
-            ])
-            connection = current
-        }
-        do {
-            let value = try body(current)
-            afterUse(current)
-            return value
-        } catch {
-            if let error = error as? PostgresError, error.isConnectionLost {
-                current.close()
-                connection = nil
-            } else {
-                afterUse(current)
-            }
-            throw error
-        }
-    }
-
-    private func afterUse(_ current: PostgresConnection) {
-        if !current.isOK {
-            current.close()
-            connection = nil
-        } else if current.isInTransaction {
-            current.resetTransactionState()
-        }
+        return try connection.run(body)
     }
 
     /// Closes the connection on its queue.
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
-                self.connection?.close()
-                self.connection = nil
+                self.closeOnQueue()
                 continuation.resume()
             }
         }
+    }
+
+    /// Closes the connection. Call only on `queue`.
+    @available(*, noasync)
+    func closeOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        connection.close()
     }
 }

@@ -88,6 +88,10 @@ public final class Worker: Service, Sendable {
     private let relay: OutboxRelay?
     private let state: Mutex<State>
     private let completions: Batcher<Completed>
+    /// Times and sends the heartbeats. Timed on Swift's cooperative pool, a live worker's
+    /// heartbeat came more than three intervals late while handlers kept the pool busy, and the
+    /// coordinator's rescue counted a crash against each job it was running.
+    private let heartbeatThread = OwnedThread(name: "reparto-worker-heartbeat")
 
     /// A worker on RabbitMQ and PostgreSQL (with an outbox relay when `settings.runsRelay`).
     public convenience init(amqp: AMQPConfiguration, postgres: PostgresClient, registry: JobRegistry,
@@ -158,17 +162,15 @@ public final class Worker: Service, Sendable {
             "queues": "\(settings.queues.joined(separator: ","))", "concurrency": "\(settings.concurrency)",
             "prefetch": "\(settings.prefetch)",
         ])
+        heartbeatThread.start { [self] owner in heartbeatLoop(owner) }
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.heartbeatLoop() }
-                for await delivery in consumer.deliveries {
-                    accept(delivery)
-                }
-                group.cancelAll()
+            for await delivery in consumer.deliveries {
+                accept(delivery)
             }
         } onGracefulShutdown: {
             Task { await self.drain() }
         }
+        await heartbeatThread.stop()
         await relay?.stop()
         do {
             let (succeeded, failed) = state.withLock { ($0.succeeded, $0.failed) }
@@ -420,7 +422,7 @@ public final class Worker: Service, Sendable {
         var backoff = Backoff(initial: 0.1, maximum: 5)
         while true {
             do {
-                _ = try await heartbeatOnce()
+                _ = try await BlockingWork.run { try self.heartbeatOnce() }
                 return
             } catch {
                 if Task.isCancelled { throw CancellationError() }
@@ -430,7 +432,8 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    private func heartbeatOnce() async throws -> (cancel: [UUID], lost: [UUID]) {
+    @available(*, noasync)
+    private func heartbeatOnce() throws -> (cancel: [UUID], lost: [UUID]) {
         let (succeeded, failed, local, held) = state.withLock { state in
             (state.succeeded, state.failed, Array(state.running.keys),
              state.pending.reduce(into: [String: Int]()) { $0[$1.delivery.routingKey, default: 0] += 1 })
@@ -438,7 +441,7 @@ public final class Worker: Service, Sendable {
         let identity = self.identity
         Gauge(label: "reparto_jobs_in_flight").record(local.count)
         do {
-            let cancel = try await storage.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count,
+            let cancel = try storage.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count,
                                                      local: local, held: held)
             health.markUp(.workerDatabase)
             return cancel
@@ -448,12 +451,14 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    private func heartbeatLoop() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(settings.heartbeatInterval))
-            if Task.isCancelled { return }
+    /// Runs on ``heartbeatThread`` until it is stopped, after the worker drained.
+    @available(*, noasync)
+    private func heartbeatLoop(_ owner: OwnedThread) {
+        while true {
+            owner.sleep(settings.heartbeatInterval)
+            if owner.isStopping { return }
             do {
-                let (cancel, lost) = try await heartbeatOnce()
+                let (cancel, lost) = try heartbeatOnce()
                 guard !cancel.isEmpty || !lost.isEmpty else { continue }
                 let tasks = state.withLock { state in
                     let decision = HeartbeatDecision.decide(cancel: cancel, lost: lost, running: Set(state.running.keys))

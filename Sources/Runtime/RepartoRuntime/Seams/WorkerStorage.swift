@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Postgres
+import Threading
 
 /// What a worker reads and writes about jobs: PostgreSQL in production (``PostgresWorkerStorage``),
 /// an in-memory table in unit tests. The rules an implementation must keep are ``JobLifecycle``'s:
@@ -21,8 +22,11 @@ public protocol WorkerStorage: Sendable {
     func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
     /// Records the worker alive; returns its running jobs to cancel and the local jobs it lost.
     /// `held`: per routing key, the deliveries the worker holds unclaimed (``Worker``'s pending ones).
+    ///
+    /// Blocking: ``Worker`` calls it on its heartbeat thread, outside Swift's cooperative pool, so
+    /// handlers that keep the pool busy cannot make a live worker look dead.
     func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                   local: [UUID], held: [String: Int]) async throws -> (cancel: [UUID], lost: [UUID])
+                   local: [UUID], held: [String: Int]) throws -> (cancel: [UUID], lost: [UUID])
     /// Records the worker stopped, with its final counts.
     func markStopped(workerID: String, succeeded: Int, failed: Int) async throws
     /// Records what the coordinator's rescue needs to know of the kinds this worker runs (their
@@ -45,10 +49,10 @@ public struct PostgresWorkerStorage: WorkerStorage {
     public let postgres: PostgresClient
     /// Kind → the limit its jobs run under when they name none (``JobRegistry/defaultLimits``).
     public let defaultLimits: [String: String]
-    /// The heartbeat's own connection: behind claims and completions in the shared pool, a busy
-    /// worker's heartbeat came late enough for the coordinator to take the worker for dead and
-    /// run its jobs twice.
-    private let heartbeats: PostgresClient
+    /// The heartbeat's own connection, used on the worker's heartbeat thread: behind claims and
+    /// completions in the shared pool, a busy worker's heartbeat came late enough for the
+    /// coordinator to take the worker for dead and run its jobs twice.
+    private let heartbeats: BlockingPostgresConnection
     /// The claims' own connection. Its session has ``JobStore/claimSessionSettings``: claims do not wait
     /// for their WAL flush (about 3 ms here, in every job's path: the completion's commit, which
     /// does wait, flushes the claim before any ack, and a claim lost in a database crash leaves the
@@ -66,7 +70,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
         self.postgres = postgres
         self.defaultLimits = defaultLimits
-        heartbeats = Self.ownConnection(postgres, settings: [:])
+        heartbeats = BlockingPostgresConnection(configuration: postgres.configuration)
         claims = Self.ownConnection(postgres, settings: JobStore.claimSessionSettings)
         completions = Self.ownConnection(postgres, settings: JobStore.completionSessionSettings)
         progress = ProgressNotifier(postgres: postgres)
@@ -135,8 +139,8 @@ public struct PostgresWorkerStorage: WorkerStorage {
     }
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
-                          local: [UUID], held: [String: Int]) async throws -> (cancel: [UUID], lost: [UUID]) {
-        try await heartbeats.withConnection {
+                          local: [UUID], held: [String: Int]) throws -> (cancel: [UUID], lost: [UUID]) {
+        try heartbeats.run {
             try JobStore.heartbeat(worker, succeeded: succeeded, failed: failed, inFlight: inFlight, local: local,
                                    held: held, on: $0)
         }
@@ -155,7 +159,8 @@ public struct PostgresWorkerStorage: WorkerStorage {
     /// The heartbeat's, the claims' and the completions' connections (the shared pool is its
     /// owner's to close).
     private func closeOwnConnections() async {
-        await heartbeats.shutdown()
+        let heartbeats = self.heartbeats
+        _ = try? await BlockingWork.run { heartbeats.close() }
         await claims.shutdown()
         await completions.shutdown()
     }
