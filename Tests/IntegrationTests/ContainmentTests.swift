@@ -59,6 +59,49 @@ struct ContainmentTests {
         await cluster.shutdown()
     }
 
+    /// The jobs running beside a poison job when it kills its worker are charged that crash too.
+    /// Rescued together and delivered together, they ran beside it again and died with it (crash
+    /// limit 2). A suspect now runs alone: the poison's second crash is its own, and the jobs that
+    /// ran beside it the first time succeed on their next attempt.
+    @Test func jobsThatRanBesideAPoisonJobAreNotKilledWithIt() async throws {
+        let cluster = try await TestCluster.make()
+        let coordinator = cluster.startCoordinator()
+        let concurrency = ["--concurrency", "4", "--prefetch", "50"]
+        var victim = try RepartoProcess.start(TestCluster.workerArguments(concurrency), environment: cluster.processEnvironment())
+        let poison = try await cluster.client.enqueue(SleepJob(seconds: 600), options: JobOptions(maxAttempts: 10))
+        let innocent = try await cluster.client.enqueue((0..<3).map { _ in
+            try JobRequest(SleepJob(seconds: 8), options: JobOptions(maxAttempts: 10))
+        })
+        let all = [poison] + innocent
+        try await cluster.wait(timeout: 90, for: "the poison job and the three others to run together") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE id = ANY($1::uuid[]) AND state = 'running'", [all]) == 4
+        }
+        kill(victim.processIdentifier, SIGKILL)
+        await RepartoProcess.waitForExit(victim)
+        victim = try RepartoProcess.start(TestCluster.workerArguments(concurrency), environment: cluster.processEnvironment())
+        try await cluster.wait(timeout: 120, for: "the poison job's second attempt") {
+            try await cluster.count("SELECT count(*) AS n FROM jobs WHERE id = $1 AND state = 'running' AND attempts = 2", [poison]) == 1
+        }
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE id = ANY($1::uuid[]) AND state = 'running'", [innocent]) == 0,
+                "a suspect runs alone: nothing runs beside the poison job")
+        kill(victim.processIdentifier, SIGKILL)
+        await RepartoProcess.waitForExit(victim)
+        victim = try RepartoProcess.start(TestCluster.workerArguments(concurrency), environment: cluster.processEnvironment())
+        try await cluster.wait(timeout: 120, for: "the poison job to be dead and the three others to succeed") {
+            let dead = try await cluster.count("SELECT count(*) AS n FROM jobs WHERE id = $1 AND state = 'dead'", [poison])
+            let done = try await cluster.count("SELECT count(*) AS n FROM jobs WHERE id = ANY($1::uuid[]) AND state IN ('succeeded', 'dead')", [innocent])
+            return dead == 1 && done == 3
+        }
+        let row = try #require(try await cluster.postgres.query("SELECT last_error FROM jobs WHERE id = $1", [poison]).first)
+        #expect(row.string("last_error")?.contains("crashed its worker 2 times") == true, "\(row.string("last_error") ?? "")")
+        #expect(try await cluster.count("SELECT count(*) AS n FROM jobs WHERE id = ANY($1::uuid[]) AND state = 'succeeded' AND crashes = 0",
+                                        [innocent]) == 3, "each ran alone after the first crash and succeeded")
+        kill(victim.processIdentifier, SIGTERM)
+        await RepartoProcess.waitForExit(victim)
+        try await coordinator.stop()
+        await cluster.shutdown()
+    }
+
     /// Publishes `count` no-op jobs with no worker running and waits until the broker holds them all.
     private func publishedBacklog(_ cluster: TestCluster, count: Int) async throws -> [UUID] {
         let ids = try await cluster.client.enqueue((0..<count).map { _ in try JobRequest(NoopJob()) })

@@ -67,6 +67,65 @@ import Testing
         try await running.value
     }
 
+    struct Tracked: JobParameters {
+        static let kind = "test.tracked"
+        var name: String
+    }
+
+    /// What ran beside what: each job records the others running when it started; "a" runs until
+    /// released, "s" gives anything started beside it a second to show up.
+    private final class Tracker: Sendable {
+        struct Seen: Sendable { var running: Set<String> = []; var beside: [String: Set<String>] = [:]; var releasedA = false }
+        let seen = Mutex(Seen())
+
+        func run(_ name: String) async {
+            seen.withLock { seen in
+                seen.beside[name] = seen.running
+                for other in seen.running { seen.beside[other, default: []].insert(name) }
+                seen.running.insert(name)
+            }
+            let deadline = ContinuousClock.now + .seconds(name == "a" ? 30 : name == "s" ? 1 : 0)
+            while ContinuousClock.now < deadline {
+                if name == "a", seen.withLock({ $0.releasedA }) { break }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            _ = seen.withLock { $0.running.remove(name) }
+        }
+    }
+
+    /// A suspect (its last attempt ended with its worker gone) waits until the worker runs nothing,
+    /// runs alone, and nothing is claimed beside it; the deliveries behind it wait, then run.
+    @Test func aSuspectRunsAloneAndNothingStartsBesideIt() async throws {
+        let transport = InMemoryJobTransport()
+        let storage = InMemoryWorkerStorage()
+        let tracker = Tracker()
+        let registry = JobRegistry.withBuiltins()
+        registry.register(Tracked.self) { parameters, _ in await tracker.run(parameters.name) }
+        func insert(_ name: String) -> UUID { storage.insert(kind: Tracked.kind, parameters: #"{"name":"\#(name)"}"#) }
+        let (a, suspect, b, c) = (insert("a"), insert("s"), insert("b"), insert("c"))
+        storage.update(suspect) { $0.crashes = 1; $0.state = .failed }
+        let worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 3, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+        let running = Task { try await worker.run() }
+        _ = transport.deliver(a.uuidString)
+        try await Self.waitUntil("a to run") { tracker.seen.withLock { $0.running.contains("a") } }
+        for id in [suspect, b, c] { _ = transport.deliver(id.uuidString) }
+        try await Self.waitUntil("the suspect's claim to leave it waiting") {
+            storage.controlledClaimCalls.contains { $0.contains(suspect) }
+        }
+        tracker.seen.withLock { $0.releasedA = true }
+        let settled = await transport.settlements(atLeast: 4)
+        #expect(settled.count == 4)
+        let seen = tracker.seen.withLock { $0 }
+        #expect(seen.beside["s"] == [], "the suspect ran beside \(seen.beside["s"].map { $0.sorted() } ?? [])")
+        #expect(seen.beside["b"] != nil && seen.beside["c"] != nil, "the deliveries behind the suspect ran")
+        #expect([a, suspect, b, c].allSatisfy { storage.row($0)?.state == .succeeded })
+        #expect(storage.row(suspect)?.crashes == 0, "an attempt that ends otherwise resets the crashes")
+        await transport.close()
+        try await running.value
+    }
+
     /// A worker's heartbeats go on while every thread of Swift's cooperative pool is blocked (a
     /// handler's CPU-bound or blocking work): timed on the pool, they stopped, and the rescue
     /// counted a crash against each job a live worker ran. One blocker per pool thread holds its

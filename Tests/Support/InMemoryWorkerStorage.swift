@@ -17,6 +17,8 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         public var maxAttempts: Int
         public var workerID: String?
         public var cancelRequested = false
+        /// Attempts in a row that ended with their worker gone (a suspect runs alone).
+        public var crashes = 0
         /// Whether `run_after` has passed.
         public var due = true
         public var publishPending = true
@@ -101,31 +103,44 @@ public final class InMemoryWorkerStorage: WorkerStorage {
             if !held { waiter.resume() }
         }
         let claimed = state.withLock { state in
-            ids.compactMap { id -> ClaimedJob? in
-                guard var row = state.rows[id],
-                      JobLifecycle.canClaim(row.state, due: row.due,
-                                            ownerAlive: row.workerID.map(state.alive.contains) ?? false) else { return nil }
-                row.state = .running
-                row.attempts += 1
-                row.workerID = workerID
-                state.rows[id] = row
-                return ClaimedJob(id: id, kind: row.kind, parameters: row.parameters, attempt: row.attempts,
-                                  maxAttempts: row.maxAttempts)
-            }
+            ids.compactMap { id in Self.claimOne(id, workerID: workerID, suspects: false, in: &state) }
         }
         let taken = Set(claimed.map(\.id))
         return (claimed, ids.filter { !taken.contains($0) })
     }
 
-    /// No limits or pauses here: nothing the first step left can be claimed.
-    public func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
+    /// No limits or pauses here: of what the first step left, only suspects can be claimed, `alone`.
+    public func claimControlled(_ ids: [UUID], workerID: String, alone: Bool) async throws -> (claimed: [ClaimedJob], suspects: [UUID]) {
         let fail = state.withLock { state in
             state.controlledCalls.append(ids)
             defer { state.controlledFailures = max(0, state.controlledFailures - 1) }
             return state.controlledFailures > 0
         }
         if fail { throw PostgresError(.connection, message: "connection lost (injected)") }
-        return []
+        return state.withLock { state in
+            guard alone else {
+                return ([], ids.filter { id in
+                    state.rows[id].map { Self.claimable($0, in: state) && JobLifecycle.runsAlone(crashes: $0.crashes) } ?? false
+                })
+            }
+            return (ids.compactMap { Self.claimOne($0, workerID: workerID, suspects: true, in: &state) }, [])
+        }
+    }
+
+    private static func claimable(_ row: Row, in state: State) -> Bool {
+        JobLifecycle.canClaim(row.state, due: row.due, ownerAlive: row.workerID.map(state.alive.contains) ?? false)
+    }
+
+    /// Claims a waiting job (a suspect only if `suspects`), as the claim statements do.
+    private static func claimOne(_ id: UUID, workerID: String, suspects: Bool, in state: inout State) -> ClaimedJob? {
+        guard var row = state.rows[id], claimable(row, in: state),
+              suspects || !JobLifecycle.runsAlone(crashes: row.crashes) else { return nil }
+        row.state = .running
+        row.attempts += 1
+        row.workerID = workerID
+        state.rows[id] = row
+        return ClaimedJob(id: id, kind: row.kind, parameters: row.parameters, attempt: row.attempts,
+                          maxAttempts: row.maxAttempts)
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
@@ -140,6 +155,7 @@ public final class InMemoryWorkerStorage: WorkerStorage {
                 row.publishPending = completion.republish
                 if !completion.countsAttempt { row.attempts -= 1 }
                 if !completion.keepsWorker { row.workerID = nil }
+                if outcomeState != .queued { row.crashes = 0 }  // a hand-back ends no attempt
                 row.result = outcome.result ?? row.result
                 row.lastError = outcome.error ?? row.lastError
                 row.retryDelay = outcome.retryDelay

@@ -62,6 +62,11 @@ public final class Worker: Service, Sendable {
     private struct State {
         /// Delivered, not yet claimed: a job is claimed only when a handler slot is free for it.
         var pending: [Delivered] = []
+        /// Delivered suspects (``JobLifecycle/runsAlone(crashes:)``) a claim left: each is claimed
+        /// alone once nothing runs, and while any waits nothing else is claimed.
+        var suspects: [Delivered] = []
+        /// The suspect running alone, if one is: nothing else is claimed until it ends.
+        var alone: UUID?
         /// Handler slots neither running a job nor reserved by a claim in flight.
         var freeSlots: Int
         /// A claim is in flight (one at a time: it takes every slot freed meanwhile).
@@ -196,18 +201,30 @@ public final class Worker: Service, Sendable {
     /// Starts a claim of as many pending deliveries as there are free slots, unless one is in
     /// flight (it pumps again when it ends) or the worker drains (pending deliveries then go back
     /// to the broker with the channel, unclaimed and uncounted).
+    ///
+    /// A suspect a claim left waits for the worker to run nothing, then is claimed alone (see
+    /// ``JobLifecycle/runsAlone(crashes:)``); until it ends, nothing else is claimed.
     private func pumpClaims() {
-        let batch = state.withLock { state -> [Delivered]? in
-            guard !state.claiming, !state.claimsStopped, state.freeSlots > 0, !state.pending.isEmpty else { return nil }
+        let concurrency = settings.concurrency
+        let next = state.withLock { state -> (batch: [Delivered], alone: Bool)? in
+            guard !state.claiming, !state.claimsStopped, state.alone == nil else { return nil }
+            if let suspect = state.suspects.first {
+                guard state.freeSlots == concurrency else { return nil }
+                state.suspects.removeFirst()
+                state.freeSlots -= 1
+                state.claiming = true
+                return ([suspect], true)
+            }
+            guard state.freeSlots > 0, !state.pending.isEmpty else { return nil }
             let count = min(state.freeSlots, state.pending.count)
             state.freeSlots -= count
             state.claiming = true
             defer { state.pending.removeFirst(count) }
-            return Array(state.pending.prefix(count))
+            return (Array(state.pending.prefix(count)), false)
         }
-        guard let batch else { return }
+        guard let next else { return }
         Task {
-            await claim(batch)
+            await claim(next.batch, alone: next.alone)
             state.withLock { $0.claiming = false }
             pumpClaims()
         }
@@ -220,7 +237,7 @@ public final class Worker: Service, Sendable {
         pumpClaims()
     }
 
-    private func claim(_ batch: [Delivered]) async {
+    private func claim(_ batch: [Delivered], alone: Bool) async {
         let ids = batch.map(\.id)
         let workerID = identity.id
         // Two steps, each retried on its own: the first commits what it claims, so a retry of the
@@ -229,37 +246,51 @@ public final class Worker: Service, Sendable {
             try await self.storage.claim(ids, workerID: workerID)
         }
         var claimed = fast?.claimed ?? []
+        var suspects: Set<UUID> = []
         if let rest = fast?.rest, !rest.isEmpty {
-            claimed += await retryingDatabase("claim jobs under a limit or pause") {
-                try await self.storage.claimControlled(rest, workerID: workerID)
-            } ?? []
+            let controlled = await retryingDatabase("claim jobs under a limit or pause") {
+                try await self.storage.claimControlled(rest, workerID: workerID, alone: alone)
+            }
+            claimed += controlled?.claimed ?? []
+            suspects = Set(controlled?.suspects ?? [])
         }
         var byID = Dictionary(claimed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var unused = 0
+        var waiting: [Delivered] = []
         for item in batch {
             guard let job = byID.removeValue(forKey: item.id) else {
-                // Finished, cancelled, or running elsewhere: nothing to do but acknowledge.
-                consumer.ack(item.delivery)
                 unused += 1
+                if suspects.contains(item.id) {
+                    waiting.append(item)
+                } else {
+                    // Finished, cancelled, or running elsewhere: nothing to do but acknowledge.
+                    consumer.ack(item.delivery)
+                }
                 continue
             }
-            start(job, delivery: item.delivery)
+            start(job, delivery: item.delivery, alone: alone)
+        }
+        if !waiting.isEmpty {
+            logger.info("a job whose worker died runs alone once this worker is idle", metadata: ["count": "\(waiting.count)"])
+            state.withLock { $0.suspects += waiting }
         }
         releaseSlots(unused)
     }
 
     // MARK: running handlers
 
-    /// Runs a claimed job in the slot its claim reserved.
-    private func start(_ job: ClaimedJob, delivery: AMQPDelivery) {
+    /// Runs a claimed job in the slot its claim reserved (`alone`: nothing else is claimed until it ends).
+    private func start(_ job: ClaimedJob, delivery: AMQPDelivery, alone: Bool) {
         // The task is created under the lock, so it is registered before its own cleanup can run.
         state.withLock { state in
+            if alone { state.alone = job.id }
             let task = Task {
                 let outcome = await execute(job)
                 self.state.withLock { state in
                     state.running[job.id] = nil
                     state.cancelRequested.remove(job.id)
                     state.timedOut.remove(job.id)
+                    if state.alone == job.id { state.alone = nil }
                 }
                 completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
                 releaseSlots(1)
@@ -436,7 +467,7 @@ public final class Worker: Service, Sendable {
     private func heartbeatOnce() throws -> (cancel: [UUID], lost: [UUID]) {
         let (succeeded, failed, local, held) = state.withLock { state in
             (state.succeeded, state.failed, Array(state.running.keys),
-             state.pending.reduce(into: [String: Int]()) { $0[$1.delivery.routingKey, default: 0] += 1 })
+             (state.pending + state.suspects).reduce(into: [String: Int]()) { $0[$1.delivery.routingKey, default: 0] += 1 })
         }
         let identity = self.identity
         Gauge(label: "reparto_jobs_in_flight").record(local.count)

@@ -84,6 +84,13 @@ public enum JobLifecycle {
         public var republish: Bool
     }
 
+    /// Whether a job is a suspect that a worker runs alone: its last attempt ended with its worker
+    /// gone. A worker starts a suspect only when it runs nothing else, and starts nothing beside
+    /// it: the jobs that were running beside a job that kills its worker are charged that crash
+    /// too, and were made dead with it when they ran beside it again; alone, a suspect's next crash
+    /// is its own.
+    public static func runsAlone(crashes: Int) -> Bool { crashes > 0 }
+
     /// The default of a kind's crash limit: a job whose attempts ended with their worker gone this
     /// many times in a row is dead.
     public static let defaultCrashLimit = 2

@@ -14,8 +14,9 @@ public protocol WorkerStorage: Sendable {
     /// whatever happens to the rest.
     func claim(_ ids: [UUID], workerID: String) async throws -> (claimed: [ClaimedJob], rest: [UUID])
     /// Decides the jobs ``claim(_:workerID:)`` left: parks paused ones, admits or puts off limited
-    /// ones; returns those admitted (claimed). The others are left out.
-    func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob]
+    /// ones; returns those admitted (claimed), and the suspects (``JobLifecycle/runsAlone(crashes:)``)
+    /// it left waiting because the worker does not run them `alone`. The others are left out.
+    func claimControlled(_ ids: [UUID], workerID: String, alone: Bool) async throws -> (claimed: [ClaimedJob], suspects: [UUID])
     /// Commits outcomes (plain successes may commit on their own, before one transaction for the
     /// rest); returns those that applied (not fenced out), after effect failures were turned into
     /// failures.
@@ -102,13 +103,13 @@ public struct PostgresWorkerStorage: WorkerStorage {
         try await completions.withConnection { try JobStore.prepareCompletions(on: $0) }
     }
 
-    public func claimControlled(_ ids: [UUID], workerID: String) async throws -> [ClaimedJob] {
+    public func claimControlled(_ ids: [UUID], workerID: String, alone: Bool) async throws -> (claimed: [ClaimedJob], suspects: [UUID]) {
         let defaults = defaultLimits
-        let (claimed, deferred) = try await claims.withTransaction { connection in
-            try JobStore.claimControlled(ids, workerID: workerID, defaultLimits: defaults, on: connection)
+        let (claimed, deferred, suspects) = try await claims.withTransaction { connection in
+            try JobStore.claimControlled(ids, workerID: workerID, defaultLimits: defaults, alone: alone, on: connection)
         }
         if deferred > 0 { Counter(label: "reparto_jobs_deferred_total").increment(by: deferred) }
-        return claimed
+        return (claimed, suspects)
     }
 
     /// Plain successes first, in one statement; then, in one transaction, the other outcomes and

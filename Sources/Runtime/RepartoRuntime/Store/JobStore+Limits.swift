@@ -103,12 +103,16 @@ extension JobStore {
     /// The claim of delivered jobs that the fast claim left: paused ones are parked, limited ones
     /// admitted or deferred, the rest claimed. Runs in the caller's transaction; locks the jobs in
     /// id order, then their limits in name order (the same order everywhere: no deadlock).
+    ///
+    /// Suspects (jobs whose last attempt ended with their worker gone, ``JobLifecycle/runsAlone(crashes:)``)
+    /// are claimed only when `alone` (the worker runs nothing else); otherwise they are left as
+    /// they are and returned, for the worker to claim alone later.
     @available(*, noasync)
-    static func claimControlled(_ ids: [UUID], workerID: String, defaultLimits: [String: String],
-                                on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
+    static func claimControlled(_ ids: [UUID], workerID: String, defaultLimits: [String: String], alone: Bool = false,
+                                on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int, suspects: [UUID]) {
         let kinds = defaultLimits.keys.sorted()
-        let candidates = try connection.query("""
-            SELECT j.id, j.priority, extract(epoch FROM j.created_at)::float8 AS created,
+        let found = try connection.query("""
+            SELECT j.id, j.priority, extract(epoch FROM j.created_at)::float8 AS created, j.crashes,
                    coalesce(j.limit_key, d.key) AS limit_key, coalesce(j.cost, 1) AS cost, j.limit_reserved,
                    EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
                                                     OR (p.scope = 'queue' AND p.name = j.queue)) AS paused
@@ -117,7 +121,9 @@ extension JobStore {
             ORDER BY j.id
             FOR UPDATE OF j
             """, [ids, kinds, kinds.map { defaultLimits[$0] ?? "" }]).compactMap(ClaimCandidate.init)
-        guard !candidates.isEmpty else { return ([], 0) }
+        let suspects = alone ? [] : found.filter { JobLifecycle.runsAlone(crashes: $0.crashes) }.map(\.id)
+        let candidates = alone ? found : found.filter { !JobLifecycle.runsAlone(crashes: $0.crashes) }
+        guard !candidates.isEmpty else { return ([], 0, suspects) }
 
         let paused = candidates.filter(\.paused).map(\.id)
         if !paused.isEmpty {
@@ -194,7 +200,7 @@ extension JobStore {
                 """, [waits.map(\.id), waits.map(\.until.timeIntervalSince1970), waits.map(\.reserved), waits.map(\.limitKey)])
             try connection.notify(outboxChannel, payload: "")
         }
-        guard !admitted.isEmpty else { return ([], waits.count) }
+        guard !admitted.isEmpty else { return ([], waits.count, suspects) }
         let claimed = try connection.query("""
             UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, finished_at = NULL,
                 -- A limited job starts at the instant its limit admitted it.
@@ -204,7 +210,7 @@ extension JobStore {
             WHERE j.id = u.id
             RETURNING \(claimedColumns)
             """, [admitted.map(\.id), workerID, admitted.map(\.limitKey), now.timeIntervalSince1970]).compactMap(claimedJob)
-        return (claimed, waits.count)
+        return (claimed, waits.count, suspects)
     }
 
     private struct ClaimCandidate {
@@ -215,6 +221,7 @@ extension JobStore {
         var cost: Double
         var reserved: Bool
         var paused: Bool
+        var crashes: Int
 
         init?(_ row: PostgresRow) {
             guard let id = row.uuid("id") else { return nil }
@@ -225,6 +232,7 @@ extension JobStore {
             cost = row.double("cost") ?? 1
             reserved = row.bool("limit_reserved") ?? false
             paused = row.bool("paused") ?? false
+            crashes = row.int("crashes") ?? 0
         }
     }
 

@@ -12,20 +12,22 @@ extension JobStore {
     /// paused ones and admits or defers limited ones. `defaultLimits`: kind → its default limit key.
     /// Both steps in one call, on the caller's connection (tests, tools); a worker runs them apart
     /// (``claimFast(_:workerID:defaultLimits:on:)`` on its claims connection, then the rest), each
-    /// retried on its own (``PostgresWorkerStorage``).
+    /// retried on its own (``PostgresWorkerStorage``). `alone`: suspects may be claimed too (see
+    /// ``claimControlled(_:workerID:defaultLimits:alone:on:)``).
     @available(*, noasync)
-    static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
-                      on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int) {
+    static func claim(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:], alone: Bool = false,
+                      on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], deferred: Int, suspects: [UUID]) {
         let fast = try claimFast(ids, workerID: workerID, defaultLimits: defaultLimits, on: connection)
-        guard !fast.rest.isEmpty else { return (fast.claimed, 0) }
+        guard !fast.rest.isEmpty else { return (fast.claimed, 0, []) }
         let controlled = try connection.transaction {
-            try claimControlled(fast.rest, workerID: workerID, defaultLimits: defaultLimits, on: $0)
+            try claimControlled(fast.rest, workerID: workerID, defaultLimits: defaultLimits, alone: alone, on: $0)
         }
-        return (fast.claimed + controlled.claimed, controlled.deferred)
+        return (fast.claimed + controlled.claimed, controlled.deferred, controlled.suspects)
     }
 
-    /// The fast path of ``claim(_:workerID:defaultLimits:on:)``, one statement: the jobs it
-    /// claimed, and the rest (finished or running elsewhere, paused, or limited), in delivery order.
+    /// The fast path of ``claim(_:workerID:defaultLimits:alone:on:)``, one statement: the jobs it
+    /// claimed, and the rest (finished or running elsewhere, paused, limited, or suspects), in
+    /// delivery order.
     @available(*, noasync)
     static func claimFast(_ ids: [UUID], workerID: String, defaultLimits: [String: String] = [:],
                           on connection: PostgresConnection) throws -> (claimed: [ClaimedJob], rest: [UUID]) {
@@ -51,7 +53,7 @@ extension JobStore {
             UPDATE jobs j
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), finished_at = NULL, worker_id = $2,
                 publish_pending = false
-            WHERE j.id = ANY($1::uuid[]) AND \(RollupsMark.condition) AND \(claimableCondition)
+            WHERE j.id = ANY($1::uuid[]) AND \(RollupsMark.condition) AND \(claimableCondition) AND j.crashes = 0
               AND NOT EXISTS (SELECT 1 FROM pauses p WHERE (p.scope = 'kind' AND p.name = j.kind)
                                                         OR (p.scope = 'queue' AND p.name = j.queue))
               AND (\(limitKey) IS NULL OR NOT EXISTS (SELECT 1 FROM limits l WHERE l.name = \(limitKey)))
