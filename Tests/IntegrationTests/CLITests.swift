@@ -1,4 +1,5 @@
 import Foundation
+import RepartoRuntime
 import RepartoTestSupport
 import Testing
 
@@ -96,13 +97,16 @@ struct CLITests {
         expectCleanFailure(output, mentioning: "run reparto migrate")
     }
 
-    /// A worker refuses a database whose runtime schema is older than its statements need
-    /// (it would count successes in the rollups twice), and says what to run.
-    @Test func aWorkerRefusesADatabaseBehindItsBuild() async throws {
+    /// A worker and a coordinator refuse a database whose runtime schema is older than their
+    /// statements need (a worker would count successes in the rollups twice, and both write
+    /// `jobs.lone_crashes`), and say what to run.
+    @Test(arguments: ["worker", "coordinator"])
+    func aClusterProcessRefusesADatabaseBehindItsBuild(_ command: String) async throws {
         let cluster = try await TestCluster.make()
-        _ = try await cluster.postgres.query("DELETE FROM reparto_migrations WHERE line = 'runtime' AND version >= 13")
-        let output = try await RepartoProcess.run(["worker"], environment: cluster.processEnvironment())
+        let needed = SchemaBehindError.workerRuntimeVersion
+        _ = try await cluster.postgres.query("DELETE FROM reparto_migrations WHERE line = 'runtime' AND version >= $1", [needed])
+        let output = try await RepartoProcess.run([command], environment: cluster.processEnvironment())
         await cluster.shutdown()
-        expectCleanFailure(output, mentioning: "has runtime migration 12, this build needs 13: run reparto migrate")
+        expectCleanFailure(output, mentioning: "has runtime migration \(needed - 1), this build needs \(needed): run reparto migrate")
     }
 }

@@ -10,13 +10,14 @@ import Testing
 struct LifecycleAgreementTests {
     /// A job set to `state` (running on a worker that never heartbeated, when running).
     private func job(in cluster: TestCluster, state: JobState, attempts: Int = 1, maxAttempts: Int = 3,
-                     cancelRequested: Bool = false, crashes: Int = 0) async throws -> UUID {
+                     cancelRequested: Bool = false, crashes: Int = 0, loneCrashes: Int = 0,
+                     worker: String = "gone") async throws -> UUID {
         let id = try await cluster.client.enqueue(NoopJob(), options: JobOptions(maxAttempts: maxAttempts))
         _ = try await cluster.postgres.query("""
             UPDATE jobs SET state = $2, attempts = $3, cancel_requested = $4,
-                worker_id = CASE WHEN $2 = 'running' THEN 'gone' END, crashes = $5
+                worker_id = CASE WHEN $2 = 'running' THEN $7 END, crashes = $5, lone_crashes = $6
             WHERE id = $1
-            """, [id, state.rawValue, attempts, cancelRequested, Int16(crashes)])
+            """, [id, state.rawValue, attempts, cancelRequested, Int16(crashes), Int16(loneCrashes), worker])
         return id
     }
 
@@ -26,20 +27,30 @@ struct LifecycleAgreementTests {
         return (row?.string("state").flatMap(JobState.init(rawValue:)), row?.bool("publish_pending"), row?.bool("cancel_requested"))
     }
 
+    /// Each case's job runs on a worker of its own that never heartbeated, alone or beside another job.
     @Test func rescueAgrees() async throws {
         let cluster = try await TestCluster.make()
         for cancelRequested in [false, true] {
             for attempts in [1, 3] {
-                for crashes in [0, 1] {
-                    let id = try await job(in: cluster, state: .running, attempts: attempts, maxAttempts: 3,
-                                           cancelRequested: cancelRequested, crashes: crashes)
-                    _ = try await cluster.postgres.withTransaction { try JobStore.rescueOrphans(on: $0) }
-                    let expected = JobLifecycle.rescue(cancelRequested: cancelRequested, attempts: attempts, maxAttempts: 3,
-                                                       crashes: crashes, crashLimit: JobLifecycle.defaultCrashLimit)
-                    let (state, publish, _) = try await state(of: id, in: cluster)
-                    let context = "cancel requested \(cancelRequested), attempts \(attempts), crashes \(crashes)"
-                    #expect(state == expected.state, "\(context)")
-                    #expect(publish == expected.republish, "\(context)")
+                for loneCrashes in [0, 1] {
+                    for ranAlone in [true, false] {
+                        let worker = "gone-\(UUID())"
+                        let id = try await job(in: cluster, state: .running, attempts: attempts, maxAttempts: 3,
+                                               cancelRequested: cancelRequested, crashes: loneCrashes,
+                                               loneCrashes: loneCrashes, worker: worker)
+                        if !ranAlone { _ = try await job(in: cluster, state: .running, worker: worker) }
+                        _ = try await cluster.postgres.withTransaction { try JobStore.rescueOrphans(on: $0) }
+                        let expected = JobLifecycle.rescue(cancelRequested: cancelRequested, attempts: attempts, maxAttempts: 3,
+                                                           loneCrashes: loneCrashes, ranAlone: ranAlone,
+                                                           crashLimit: JobLifecycle.defaultCrashLimit)
+                        let (state, publish, _) = try await state(of: id, in: cluster)
+                        let context = "cancel requested \(cancelRequested), attempts \(attempts), lone crashes \(loneCrashes), alone \(ranAlone)"
+                        #expect(state == expected.state, "\(context)")
+                        #expect(publish == expected.republish, "\(context)")
+                        let row = try #require(try await cluster.postgres.query("SELECT crashes, lone_crashes FROM jobs WHERE id = $1", [id]).first)
+                        #expect(row.int("crashes") == loneCrashes + 1, "\(context)")
+                        #expect(row.int("lone_crashes") == loneCrashes + (ranAlone ? 1 : 0), "\(context)")
+                    }
                 }
             }
         }

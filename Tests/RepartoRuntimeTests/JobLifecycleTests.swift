@@ -110,15 +110,26 @@ import Testing
     }
 
     @Test func aJobWhoseWorkerDiedAsOftenAsItsCrashLimitIsDeadWithAttemptsLeft() {
-        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, crashes: 0, crashLimit: 2).state == .failed)
-        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, crashes: 1, crashLimit: 2)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, loneCrashes: 0, crashLimit: 2).state == .failed)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, loneCrashes: 1, crashLimit: 2)
                 == .init(state: .dead, republish: false))
-        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, crashes: 1, crashLimit: 3).state == .failed)
-        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, crashes: 0, crashLimit: 1).state == .dead)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, loneCrashes: 1, crashLimit: 3).state == .failed)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, loneCrashes: 0, crashLimit: 1).state == .dead)
+    }
+
+    /// A crash beside other jobs does not count towards the limit: the job is a suspect, runs
+    /// alone next, and only its deaths alone can make it dead.
+    @Test func aCrashBesideOtherJobsOnlyMakesASuspect() {
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 1, maxAttempts: 25, loneCrashes: 0, ranAlone: false, crashLimit: 1)
+                == .init(state: .failed, republish: true))
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 25, loneCrashes: 1, ranAlone: false, crashLimit: 2).state == .failed)
+        #expect(JobLifecycle.rescue(cancelRequested: false, attempts: 2, maxAttempts: 2, loneCrashes: 0, ranAlone: false).state == .dead,
+                "its attempts are spent all the same")
+        #expect(JobLifecycle.runsAlone(crashes: 1) && !JobLifecycle.runsAlone(crashes: 0))
     }
 
     @Test func aCancelRequestedJobIsCancelledRatherThanDeadAtItsCrashLimit() {
-        #expect(JobLifecycle.rescue(cancelRequested: true, attempts: 2, maxAttempts: 25, crashes: 1, crashLimit: 2).state == .cancelled)
+        #expect(JobLifecycle.rescue(cancelRequested: true, attempts: 2, maxAttempts: 25, loneCrashes: 1, crashLimit: 2).state == .cancelled)
     }
 
     // MARK: cancel and retry

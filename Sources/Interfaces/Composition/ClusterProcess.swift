@@ -74,7 +74,7 @@ public enum ClusterProcess {
         }
         services.append(.init(service: StartupGate(coordinator) {
             try await wait.broker(amqp, logger: logger)
-            try await wait.migratedDatabase(postgres, logger: logger)
+            try await wait.migratedDatabase(postgres, logger: logger, runtimeAtLeast: SchemaBehindError.workerRuntimeVersion)
             try await AssetSweepJob.keepScheduled(sweep, client: JobClient(postgres: postgres))
         }))
         try await run(services, postgres: postgres, logger: logger)

@@ -138,7 +138,7 @@ extension ServerWait {
     }
 
     /// Waits until PostgreSQL answers through `client` and refuses a database that was never
-    /// migrated, or (with `runtimeAtLeast`, for a worker) whose runtime migrations stop before
+    /// migrated, or (with `runtimeAtLeast`, for a worker or coordinator) whose runtime migrations stop before
     /// that version.
     /// - Throws: ``SchemaMissingError`` when Reparto's schema is not there; ``SchemaBehindError``;
     ///   the wait's errors.
@@ -155,9 +155,10 @@ extension ServerWait {
 /// The database's runtime schema is older than this build's worker statements need
 /// (``workerRuntimeVersion``).
 public struct SchemaBehindError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The runtime migration a worker of this build needs: since 13 its completion counts plain
-    /// successes in the rollups itself, and an older trigger would count them a second time.
-    public static let workerRuntimeVersion = 13
+    /// The runtime migration a worker or coordinator of this build needs: since 13 a worker's
+    /// completion counts plain successes in the rollups itself (an older trigger would count them
+    /// a second time); since 14 completions and the rescue write `jobs.lone_crashes`.
+    public static let workerRuntimeVersion = 14
     /// The database's name.
     public var database: String
     /// The last runtime migration applied (0: none recorded).

@@ -43,7 +43,7 @@ public enum JobLifecycle {
     /// Whether a worker's claim takes a delivered job: a waiting job that is due. Finished,
     /// cancelled and running jobs are not claimed; their message is only acknowledged. A job
     /// running on a worker that stopped heartbeating is not claimed either: only the rescue
-    /// ends that attempt, so each crash is counted (``rescue(cancelRequested:attempts:maxAttempts:crashes:crashLimit:)``).
+    /// ends that attempt, so each crash is counted (``rescue(cancelRequested:attempts:maxAttempts:loneCrashes:ranAlone:crashLimit:)``).
     /// `ownerAlive` is kept for the callers' symmetry with the running case; it changes nothing.
     public static func canClaim(_ state: JobState, due: Bool, ownerAlive: Bool) -> Bool {
         waiting.contains(state) && due
@@ -86,22 +86,23 @@ public enum JobLifecycle {
 
     /// Whether a job is a suspect that a worker runs alone: its last attempt ended with its worker
     /// gone. A worker starts a suspect only when it runs nothing else, and starts nothing beside
-    /// it: the jobs that were running beside a job that kills its worker are charged that crash
-    /// too, and were made dead with it when they ran beside it again; alone, a suspect's next crash
-    /// is its own.
+    /// it: the jobs running beside a job that kills its worker lose their worker too, and ran
+    /// beside it again when they were rescued and delivered together; alone, a suspect's next
+    /// crash is its own.
     public static func runsAlone(crashes: Int) -> Bool { crashes > 0 }
 
-    /// The default of a kind's crash limit: a job whose attempts ended with their worker gone this
-    /// many times in a row is dead.
+    /// The default of a kind's crash limit: a job whose worker died this many times in a row while
+    /// it ran alone is dead.
     public static let defaultCrashLimit = 2
 
     /// A cancel-requested job is cancelled (it must not run again); a job whose worker died
-    /// `crashLimit` times in a row while running it (`crashes` before this one) is dead, and so is a
-    /// job with its attempts spent; any other is failed and due now (the lost attempt counts).
-    public static func rescue(cancelRequested: Bool, attempts: Int, maxAttempts: Int, crashes: Int = 0,
-                              crashLimit: Int = defaultCrashLimit) -> Rescue {
+    /// `crashLimit` times in a row while it ran alone (`loneCrashes` before this one, and this one
+    /// if `ranAlone`) is dead, and so is a job with its attempts spent; any other is failed and due
+    /// now (the lost attempt counts). A crash beside other jobs only makes it a suspect.
+    public static func rescue(cancelRequested: Bool, attempts: Int, maxAttempts: Int, loneCrashes: Int = 0,
+                              ranAlone: Bool = true, crashLimit: Int = defaultCrashLimit) -> Rescue {
         if cancelRequested { return Rescue(state: .cancelled, republish: false) }
-        if crashes + 1 >= crashLimit { return Rescue(state: .dead, republish: false) }
+        if loneCrashes + (ranAlone ? 1 : 0) >= crashLimit { return Rescue(state: .dead, republish: false) }
         if attempts >= maxAttempts { return Rescue(state: .dead, republish: false) }
         return Rescue(state: .failed, republish: true)
     }

@@ -12,14 +12,18 @@ extension JobStore {
 
     /// Fails the running jobs of workers that stopped heartbeating, so the relay runs them again;
     /// a job whose cancellation was requested becomes cancelled instead (it must not run again),
-    /// and one whose worker died as many times in a row as its kind's crash limit (`job_kinds`,
-    /// default ``JobLifecycle/defaultCrashLimit``) while running it is dead: a poison job stops
-    /// taking workers down with it. The mirror is ``JobLifecycle/rescue(cancelRequested:attempts:maxAttempts:crashes:crashLimit:)``.
+    /// and one whose worker died, while it ran alone, as many times in a row as its kind's crash
+    /// limit (`job_kinds`, default ``JobLifecycle/defaultCrashLimit``) is dead: a poison job stops
+    /// taking workers down with it. A job that ran beside others is only a suspect (it runs alone
+    /// next, ``JobLifecycle/runsAlone(crashes:)``). The mirror is
+    /// ``JobLifecycle/rescue(cancelRequested:attempts:maxAttempts:loneCrashes:ranAlone:crashLimit:)``.
     @available(*, noasync)
     static func rescueOrphans(on connection: PostgresConnection) throws -> Int {
         let rows = try connection.query("""
             WITH orphan AS (
                 SELECT j.id, j.crashes + 1 AS crashes,
+                       j.lone_crashes + (NOT EXISTS (SELECT 1 FROM jobs b WHERE b.worker_id = j.worker_id
+                                                       AND b.state = 'running' AND b.id <> j.id))::int AS lone_crashes,
                        coalesce((SELECT k.crash_limit FROM job_kinds k WHERE k.kind = j.kind), \(JobLifecycle.defaultCrashLimit)) AS crash_limit
                 FROM jobs j
                 WHERE j.state = 'running' AND j.worker_id IS NOT NULL AND NOT EXISTS (
@@ -27,15 +31,15 @@ extension JobStore {
                 FOR UPDATE OF j
             )
             UPDATE jobs j SET
-                crashes = o.crashes,
+                crashes = o.crashes, lone_crashes = o.lone_crashes,
                 state = CASE WHEN j.cancel_requested THEN 'cancelled'
-                             WHEN o.crashes >= o.crash_limit OR j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
-                last_error = CASE WHEN o.crashes >= o.crash_limit AND NOT j.cancel_requested
-                                  THEN 'crashed its worker ' || o.crashes || ' times in a row (last: worker '
+                             WHEN o.lone_crashes >= o.crash_limit OR j.attempts >= j.max_attempts THEN 'dead' ELSE 'failed' END,
+                last_error = CASE WHEN o.lone_crashes >= o.crash_limit AND NOT j.cancel_requested
+                                  THEN 'crashed its worker ' || o.lone_crashes || ' times in a row running alone (last: worker '
                                        || coalesce(j.worker_id, '?') || ' stopped heartbeating while running it)'
                                   ELSE 'worker ' || coalesce(j.worker_id, '?') || ' stopped heartbeating while running this job' END,
                 finished_at = now(), run_after = now(),
-                publish_pending = (j.attempts < j.max_attempts AND o.crashes < o.crash_limit AND NOT j.cancel_requested)
+                publish_pending = (j.attempts < j.max_attempts AND o.lone_crashes < o.crash_limit AND NOT j.cancel_requested)
             FROM orphan o
             WHERE j.id = o.id
             RETURNING j.id, j.production_id

@@ -296,6 +296,7 @@ extension JobStore {
                 worker_id = CASE WHEN u.state = 'queued' THEN NULL ELSE j.worker_id END,
                 rate_limited = j.rate_limited + (u.run_at IS NOT NULL)::int,
                 crashes = CASE WHEN u.state = 'queued' THEN j.crashes ELSE 0 END,
+                lone_crashes = CASE WHEN u.state = 'queued' THEN j.lone_crashes ELSE 0 END,
                 deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
             FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
                  AS u(id, attempt, state, result, error, delay_s, run_at, moved)
