@@ -44,8 +44,10 @@ public struct WorkerSettings: Sendable {
 /// but not started (its prefetched deliveries go back to the broker uncounted). Handlers run
 /// concurrently up to `concurrency` with the kind's timeout, and outcomes are committed in batches
 /// with their effects, then acknowledged: a message is acked only after its result is committed.
-/// On graceful shutdown the worker stops consuming, lets in-flight jobs finish within the drain
-/// timeout, hands the rest back, and returns.
+/// A job whose last attempt ended with its worker gone runs alone (``JobLifecycle/runsAlone(crashes:)``).
+/// Heartbeats are timed and sent on a thread of their own, so a busy cooperative pool cannot make
+/// a live worker look dead. On graceful shutdown the worker stops consuming, lets in-flight jobs
+/// finish within the drain timeout, hands the rest back, and returns.
 public final class Worker: Service, Sendable {
     private struct Delivered: Sendable {
         var delivery: AMQPDelivery
@@ -473,7 +475,7 @@ public final class Worker: Service, Sendable {
         Gauge(label: "reparto_jobs_in_flight").record(local.count)
         do {
             let cancel = try storage.heartbeat(identity, succeeded: succeeded, failed: failed, inFlight: local.count,
-                                                     local: local, held: held)
+                                               local: local, held: held)
             health.markUp(.workerDatabase)
             return cancel
         } catch {
