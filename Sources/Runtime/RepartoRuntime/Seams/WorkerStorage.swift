@@ -22,7 +22,8 @@ public protocol WorkerStorage: Sendable {
     /// failures.
     func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
     /// Records the worker alive; returns its running jobs to cancel and the local jobs it lost.
-    /// `held`: per routing key, the deliveries the worker holds unclaimed (``Worker``'s pending ones).
+    /// `held`: per routing key, the deliveries the worker holds unclaimed (``Worker``'s pending ones and
+    /// the suspects waiting to run alone).
     ///
     /// Blocking: ``Worker`` calls it on its heartbeat thread, outside Swift's cooperative pool, so
     /// handlers that keep the pool busy cannot make a live worker look dead.
