@@ -4,10 +4,14 @@
 #   bench/jobs/run.sh            # 50,000 no-op jobs flat out, then 10,000 at 1,000 jobs/s,
 #                                # then Celery, Dramatiq and PgQueuer
 #
-# Reparto runs a coordinator and two workers (release build); every job is fully durable: row
+# Reparto runs a coordinator and one worker process with 128 handler slots (release build), its
+# deployment for one machine: the worker's threads use every core, and a second process on the
+# same cores only doubles the round trips per job (see docs/architecture.md, "Figures");
+# BENCH_WORKERS=2 runs two workers of 64 slots each instead. Every job is fully durable: row
 # committed, message persistent and confirmed, completion committed before the ack.
 # The peers (bench/celery, bench/dramatiq, bench/pgqueuer; their READMEs state the settings) run
-# with two worker processes each and print one JSON line per run. Dramatiq and PgQueuer get the
+# with two worker processes each, one per core (a Python process runs on one core at a time),
+# and print one JSON line per run. Dramatiq and PgQueuer get the
 # same counts and rate as Reparto: BENCH_JOBS flat out, BENCH_RATE_JOBS at BENCH_RATE jobs/s.
 #   BENCH_RATE=quarter offers a quarter of Reparto's flat-out rate measured just before, to every
 #   peer alike (latency at a quarter of the cluster's capacity, the usual operating point).
@@ -21,6 +25,8 @@ if [ "$RATE" = quarter ] && [ "${BENCH_SKIP_REPARTO:-0}" = "1" ]; then
     echo "bench/jobs/run.sh: BENCH_RATE=quarter needs Reparto's flat-out run (unset BENCH_SKIP_REPARTO)" >&2
     exit 2
 fi
+WORKERS="${BENCH_WORKERS:-1}"
+case "$WORKERS" in [1-9]|[1-9][0-9]) ;; *) echo "bench/jobs/run.sh: BENCH_WORKERS must be a whole number from 1 to 99, not '$WORKERS'" >&2; exit 2 ;; esac
 case "$RATE" in quarter|[1-9]|[1-9][0-9]*) ;; *) echo "bench/jobs/run.sh: BENCH_RATE must be a whole number of jobs/s or quarter, not '$RATE'" >&2; exit 2 ;; esac
 
 scripts/services up >/dev/null
@@ -34,9 +40,12 @@ if [ "${BENCH_SKIP_REPARTO:-0}" != "1" ]; then
     trap cleanup EXIT
     mkdir -p .reparto/logs
     $R coordinator --log-level warning >.reparto/logs/bench-coordinator.log 2>&1 & pids+=($!)
-    $R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-1.log 2>&1 & pids+=($!)
-    $R worker --log-level warning --concurrency 64 --prefetch 1000 >.reparto/logs/bench-worker-2.log 2>&1 & pids+=($!)
+    slots=$(( (128 + WORKERS - 1) / WORKERS ))
+    for n in $(seq 1 "$WORKERS"); do
+        $R worker --log-level warning --concurrency "$slots" --prefetch 1000 >".reparto/logs/bench-worker-$n.log" 2>&1 & pids+=($!)
+    done
     sleep 1 # let the workers declare their queues and register
+    echo "# reparto: $WORKERS worker process(es) of $slots handler slots"
 
     echo "# reparto: $COUNT no-op jobs, as fast as possible"
     flat="$($R bench jobs --count "$COUNT" --json)"
