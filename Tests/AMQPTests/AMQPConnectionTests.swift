@@ -2,6 +2,7 @@ import AMQP
 import Foundation
 import Logging
 import RepartoTestSupport
+import Synchronization
 import Testing
 
 @Suite("AMQP against the local RabbitMQ", .timeLimit(.minutes(1)))
@@ -156,6 +157,39 @@ struct AMQPThreadedTests {
         }
         await consumer.close()
         #expect(seen.count == 2000)
+        #expect(try Self.drainCount(configuration, queue) == 0) // every ack reached the broker
+    }
+
+    /// Started with a receiver, the consumer hands deliveries to it on its own thread, in order
+    /// and in batches of what had arrived (the 2,000 messages are all in the queue before it
+    /// consumes, so batches hold more than one), never more than the prefetch at once.
+    @Test func aReceiverGetsTheDeliveriesInOrderAndInBatches() async throws {
+        let configuration = try AMQPConfiguration(url: TestEnvironment.amqpURL())
+        let queue = TestEnvironment.uniqueName("test-amqp-receive")
+        let setup: @Sendable (AMQPConnection) throws -> Void = { try $0.declareQueue(queue, durable: true) }
+        let messages = (0..<2000).map { AMQPOutgoingMessage(exchange: "", routingKey: queue, body: Array("\($0)".utf8)) }
+        try Self.publish(configuration, setup: setup, windows: [messages])
+
+        let consumer = AMQPConsumer(configuration: configuration,
+                                    settings: .init(queues: [queue], prefetch: 300, setup: setup),
+                                    logger: Logger(label: "test"))
+        let received = Mutex<(bodies: [String], batches: [Int])>(([], []))
+        let (done, finish) = AsyncStream.makeStream(of: Void.self)
+        consumer.start { deliveries in
+            let count = received.withLock { received in
+                received.bodies += deliveries.map { String(decoding: $0.body, as: UTF8.self) }
+                received.batches.append(deliveries.count)
+                return received.bodies.count
+            }
+            deliveries.forEach(consumer.ack)
+            if count >= 2000 { finish.yield() }
+        }
+        for await _ in done { break }
+        await consumer.close()
+        let (bodies, batches) = received.withLock { $0 }
+        #expect(bodies == (0..<2000).map { "\($0)" }, "every message, in order")
+        #expect(batches.contains { $0 > 1 }, "batches of what had arrived: \(batches.prefix(20))")
+        #expect(batches.allSatisfy { $0 <= 300 }, "never more than the prefetch")
         #expect(try Self.drainCount(configuration, queue) == 0) // every ack reached the broker
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import RepartoTestSupport
 import Testing
+import Threading
 
 /// A worker commits plain successes in one statement of their own and everything else (failures,
 /// jobs under a limit, effects) in a transaction: each outcome ends as the single-transaction
@@ -104,16 +105,17 @@ struct SuccessCompletionTests {
         try await storage.prepare(workerID: "w")
 
         let after = try await backends()
-        #expect(after.count == before.count + 2, "the claims' and the completions' connections are open")
-        #expect(after.contains { $0.contains("SET state = 'running'") && $0.contains("RETURNING") },
-                "the claims' connection ran the claim")
+        #expect(after.count == before.count + 3, "the claims' two and the completions' connections are open")
+        #expect(after.filter { $0.contains("SET state = 'running'") && $0.contains("RETURNING") }.count == 2,
+                "both claims' connections (in a task, on arrival) ran the claim")
         #expect(after.contains { $0.contains("state = u.state") }, "the completions' connection ran the completion: \(after)")
         #expect(try await row(queued, in: cluster)?.string("state") == "queued", "no job claimed")
         #expect(try await row(started, in: cluster)?.string("state") == "running", "no job completed")
         #expect(try await counted() == deltas, "nothing counted in the rollups")
 
-        let claimed = try await storage.claim([queued], workerID: "w")
-        #expect(claimed.claimed.map(\.id) == [queued], "the prepared claim claims")
+        let claimed = try await BlockingWork.run { try storage.claimOnArrival([queued], workerID: "w") }
+        #expect(claimed?.claimed.map(\.id) == [queued], "the prepared claim claims on arrival")
+        #expect(try await row(queued, in: cluster)?.string("state") == "running")
         try await storage.markStopped(workerID: "w", succeeded: 0, failed: 0)
         await cluster.shutdown()
     }

@@ -202,9 +202,16 @@ import Testing
         // The first delivery's claim is held, so the next two wait for one batch together.
         harness.storage.holdClaims()
         _ = harness.transport.deliver(first.uuidString)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while harness.storage.claimCalls != [[first]] {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the first delivery's claim never started: \(harness.storage.claimCalls)")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let claimableDelivery = harness.transport.deliver(claimable.uuidString)
         let finishedDelivery = harness.transport.deliver(finished.uuidString)
-        let deadline = ContinuousClock.now + .seconds(30)
         while harness.storage.held(harness.worker.identity.id) != ["default": 2] {
             guard ContinuousClock.now < deadline else {
                 Issue.record("the two deliveries never waited together behind the held claim")
@@ -221,6 +228,41 @@ import Testing
         #expect(harness.storage.row(finished)?.attempts == 0)
         #expect(harness.storage.claimCalls.contains([claimable, finished]), "one batch")
         #expect(harness.storage.controlledClaimCalls == [[finished], [finished]], "the second step alone, retried once")
+        try await harness.stop()
+    }
+
+    /// A delivery is claimed on arrival, by the thread that delivered it (the consumer's own,
+    /// with RabbitMQ): when the delivery returns, its job is claimed already. A worker that
+    /// claimed in a task of its own claimed later and never on arrival.
+    @Test func aDeliveryIsClaimedOnTheThreadThatDeliveredIt() async throws {
+        let harness = Harness()
+        let first = harness.storage.insert(kind: NoopJob.kind)
+        _ = harness.transport.deliver(first.uuidString)
+        _ = await harness.transport.settlements(atLeast: 1)  // the worker runs: it claims on arrival now
+        let before = harness.storage.arrivalClaims
+        let id = harness.storage.insert(kind: NoopJob.kind)
+        let delivery = harness.transport.deliver(id.uuidString)
+        #expect(harness.storage.arrivalClaims == before + 1)
+        #expect(harness.storage.row(id)?.attempts == 1, "claimed when the delivery returned")
+        let settled = await harness.transport.settlements(atLeast: 2)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(harness.storage.row(id)?.state == .succeeded)
+        try await harness.stop()
+    }
+
+    /// A claim that fails on arrival (the connection was lost) is made again in a task, with the
+    /// usual retries, and its job runs once.
+    @Test func aClaimThatFailsOnArrivalIsMadeInATaskAndItsJobRunsOnce() async throws {
+        let harness = Harness()
+        harness.storage.failArrivalClaims(1)
+        let id = harness.storage.insert(kind: NoopJob.kind)
+        let delivery = harness.transport.deliver(id.uuidString)
+        let settled = await harness.transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(harness.storage.row(id)?.state == .succeeded)
+        #expect(harness.storage.row(id)?.attempts == 1)
+        #expect(harness.storage.arrivalClaims == 0)
+        #expect(harness.storage.claimCalls == [[id]], "claimed once, in a task")
         try await harness.stop()
     }
 

@@ -3,6 +3,8 @@ import RepartoRuntime
 import Synchronization
 
 /// A ``JobTransport`` in memory: tests deliver job ids and wait for the worker to settle them.
+/// A delivery is handed to the worker on the thread that delivers it (before the worker runs:
+/// once it does).
 public final class InMemoryJobTransport: JobTransport {
     /// What became of a delivery.
     public enum Settlement: Sendable, Equatable {
@@ -15,15 +17,16 @@ public final class InMemoryJobTransport: JobTransport {
         var settled: [UInt64: Settlement] = [:]
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var consuming = true
+        var receive: (@Sendable ([AMQPDelivery]) -> Void)?
+        /// Delivered before the worker ran.
+        var early: [AMQPDelivery] = []
+        var closed = false
+        var running: CheckedContinuation<Void, Never>?
     }
 
-    public let deliveries: AsyncStream<AMQPDelivery>
-    private let continuation: AsyncStream<AMQPDelivery>.Continuation
     private let state = Mutex(State())
 
-    public init() {
-        (deliveries, continuation) = AsyncStream.makeStream(of: AMQPDelivery.self)
-    }
+    public init() {}
 
     /// Delivers a message whose body is `body` (a job id, normally); returns it.
     @discardableResult
@@ -35,7 +38,12 @@ public final class InMemoryJobTransport: JobTransport {
         let delivery = AMQPDelivery(deliveryTag: tag, redelivered: redelivered, exchange: "reparto.jobs", routingKey: "default",
                                     consumerTag: "test", body: Array(body.utf8), type: nil, messageID: nil, priority: nil,
                                     generation: 1)
-        continuation.yield(delivery)
+        let receive = state.withLock { state -> (@Sendable ([AMQPDelivery]) -> Void)? in
+            if state.closed { return nil }
+            if state.receive == nil { state.early.append(delivery) }
+            return state.receive
+        }
+        receive?([delivery])
         return delivery
     }
 
@@ -52,7 +60,21 @@ public final class InMemoryJobTransport: JobTransport {
     /// Whether ``stopConsuming()`` was called.
     public var isConsuming: Bool { state.withLock { $0.consuming } }
 
-    public func start() {}
+    public func run(receive: @escaping @Sendable ([AMQPDelivery]) -> Void) async {
+        let early = state.withLock { state in
+            state.receive = receive
+            defer { state.early.removeAll() }
+            return state.early
+        }
+        if !early.isEmpty { receive(early) }
+        await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
+            let closed = state.withLock { state in
+                if !state.closed { state.running = running }
+                return state.closed
+            }
+            if closed { running.resume() }
+        }
+    }
 
     public func ack(_ delivery: AMQPDelivery) { settle(delivery, .ack) }
 
@@ -60,8 +82,16 @@ public final class InMemoryJobTransport: JobTransport {
 
     public func stopConsuming() { state.withLock { $0.consuming = false } }
 
-    /// Ends ``deliveries`` (the worker's run then returns).
-    public func close() async { continuation.finish() }
+    /// Stops delivering (the worker's run then returns).
+    public func close() async {
+        let running = state.withLock { state in
+            state.closed = true
+            state.receive = nil
+            defer { state.running = nil }
+            return state.running
+        }
+        running?.resume()
+    }
 
     private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement) {
         state.withLock { state in

@@ -38,6 +38,8 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         var controlledFailures = 0
         var controlledCalls: [[UUID]] = []
         var claimCalls: [[UUID]] = []
+        var arrivalClaims = 0
+        var arrivalFailures = 0
     }
 
     private let state = Mutex(State())
@@ -87,7 +89,7 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     /// The next `count` calls of ``claimControlled(_:workerID:)`` fail as if the connection was lost.
     public func failControlledClaims(_ count: Int) { state.withLock { $0.controlledFailures = count } }
 
-    /// The ids of each ``claim(_:workerID:)`` call so far.
+    /// The ids of each first claim step so far (``claim(_:workerID:)``, ``claimOnArrival(_:workerID:)``).
     public var claimCalls: [[UUID]] { state.withLock { $0.claimCalls } }
 
     /// The ids of each ``claimControlled(_:workerID:)`` call so far.
@@ -108,6 +110,28 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         let taken = Set(claimed.map(\.id))
         return (claimed, ids.filter { !taken.contains($0) })
     }
+
+    /// Claims like ``claim(_:workerID:)``, at once; nil while claims are held (``holdClaims()``).
+    public func claimOnArrival(_ ids: [UUID], workerID: String) throws -> (claimed: [ClaimedJob], rest: [UUID])? {
+        try state.withLock { state in
+            guard !state.claimsHeld else { return nil }
+            if state.arrivalFailures > 0 {
+                state.arrivalFailures -= 1
+                throw PostgresError(.connection, message: "connection lost (injected)")
+            }
+            state.claimCalls.append(ids)
+            state.arrivalClaims += 1
+            let claimed = ids.compactMap { id in Self.claimOne(id, workerID: workerID, suspects: false, in: &state) }
+            let taken = Set(claimed.map(\.id))
+            return (claimed, ids.filter { !taken.contains($0) })
+        }
+    }
+
+    /// The next `count` calls of ``claimOnArrival(_:workerID:)`` fail as if the connection was lost.
+    public func failArrivalClaims(_ count: Int) { state.withLock { $0.arrivalFailures = count } }
+
+    /// How many claims ``claimOnArrival(_:workerID:)`` made.
+    public var arrivalClaims: Int { state.withLock { $0.arrivalClaims } }
 
     /// No limits or pauses here: of what the first step left, only suspects can be claimed, `alone`.
     public func claimControlled(_ ids: [UUID], workerID: String, alone: Bool) async throws -> (claimed: [ClaimedJob], suspects: [UUID]) {

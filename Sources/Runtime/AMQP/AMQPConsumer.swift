@@ -5,7 +5,8 @@ import Threading
 
 /// A reconnecting consumer whose rabbitmq-c connection is owned by one dedicated thread.
 ///
-/// Deliveries arrive on ``deliveries``; acks and rejects are queued with ``ack(_:)`` and
+/// Deliveries arrive on ``deliveries``, or in batches on the owning thread itself when started
+/// with ``start(receive:)``; acks and rejects are queued with ``ack(_:)`` and
 /// ``reject(_:requeue:)`` from any task and sent by the owning thread, coalesced into one
 /// `multiple` ack where the acknowledged tags form a contiguous prefix. After a reconnect the
 /// generation increases and acks for deliveries of older generations are dropped (the broker has
@@ -68,14 +69,23 @@ public final class AMQPConsumer: Sendable {
         (deliveries, continuation) = AsyncStream.makeStream(of: AMQPDelivery.self)
     }
 
-    /// Starts the owning thread (once).
-    public func start() {
+    /// Starts the owning thread (once); deliveries arrive on ``deliveries``.
+    public func start() { start(receiving: nil) }
+
+    /// Starts the owning thread (once), which hands deliveries to `receive` itself instead of
+    /// yielding them to ``deliveries``: each call gets the deliveries that had arrived, in order
+    /// (those already read from the socket, up to the prefetch). `receive` runs on the owning
+    /// thread, off Swift's cooperative pool, so it may block briefly (a worker claims its jobs
+    /// there); acks and reading wait meanwhile.
+    public func start(receive: @escaping @Sendable ([AMQPDelivery]) -> Void) { start(receiving: receive) }
+
+    private func start(receiving receive: (@Sendable ([AMQPDelivery]) -> Void)?) {
         let first = shared.withLock { state in
             defer { state.started = true }
             return !state.started
         }
         guard first else { return }
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in run(receive: receive) }
         thread.name = "reparto-amqp-consumer"
         thread.start()
     }
@@ -104,6 +114,11 @@ public final class AMQPConsumer: Sendable {
         shared.withLock { $0.exit = true }
         let started = shared.withLock { $0.started }
         guard started else { continuation.finish(); return }
+        await waitUntilClosed()
+    }
+
+    /// Returns once the owning thread ended, after ``close()`` (at once if it did already).
+    public func waitUntilClosed() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let done = threadDone.withLock { done in
                 if !done { finished.withLock { $0.append(waiter) } }
@@ -115,7 +130,8 @@ public final class AMQPConsumer: Sendable {
 
     // MARK: the owning thread
 
-    private func run() {
+    @available(*, noasync)
+    private func run(receive: (@Sendable ([AMQPDelivery]) -> Void)?) {
         var connection: AMQPConnection?
         var generation = 0
         var consuming = true
@@ -179,7 +195,17 @@ public final class AMQPConsumer: Sendable {
                     let busy = !outstanding.isEmpty
                     if let delivery = try live.nextDelivery(timeout: busy ? 0.002 : 0.05, generation: generation) {
                         outstanding.insert(delivery.deliveryTag)
-                        continuation.yield(delivery)
+                        if let receive {
+                            var batch = [delivery]
+                            while batch.count < settings.prefetch,
+                                  let next = try live.nextDelivery(timeout: 0, generation: generation) {
+                                outstanding.insert(next.deliveryTag)
+                                batch.append(next)
+                            }
+                            receive(batch)
+                        } else {
+                            continuation.yield(delivery)
+                        }
                     }
                 }
             } catch {

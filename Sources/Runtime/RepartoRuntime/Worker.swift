@@ -164,16 +164,13 @@ public final class Worker: Service, Sendable {
         // Before the first job: a hook's write must not land after what the jobs wrote.
         for hook in registry.workerStartHooks { await hook() }
         relay?.start()
-        consumer.start()
         logger.info("worker started", metadata: [
             "queues": "\(settings.queues.joined(separator: ","))", "concurrency": "\(settings.concurrency)",
             "prefetch": "\(settings.prefetch)",
         ])
         heartbeatThread.start { [self] owner in heartbeatLoop(owner) }
         await withGracefulShutdownHandler {
-            for await delivery in consumer.deliveries {
-                accept(delivery)
-            }
+            await consumer.run { [self] deliveries in receive(deliveries) }
         } onGracefulShutdown: {
             Task { await self.drain() }
         }
@@ -190,25 +187,64 @@ public final class Worker: Service, Sendable {
 
     // MARK: deliveries → claims
 
-    private func accept(_ delivery: AMQPDelivery) {
-        guard let text = String(bytes: delivery.body, encoding: .utf8), let id = UUID(uuidString: text) else {
-            logger.error("dropping a message that is not a job id (dead-lettered)", metadata: ["routing_key": "\(delivery.routingKey)"])
-            consumer.reject(delivery, requeue: false)
-            return
+    /// The transport's thread: takes the deliveries and claims what it can at once, there.
+    @available(*, noasync)
+    private func receive(_ deliveries: [AMQPDelivery]) {
+        var arrived: [Delivered] = []
+        for delivery in deliveries {
+            guard let text = String(bytes: delivery.body, encoding: .utf8), let id = UUID(uuidString: text) else {
+                logger.error("dropping a message that is not a job id (dead-lettered)", metadata: ["routing_key": "\(delivery.routingKey)"])
+                consumer.reject(delivery, requeue: false)
+                continue
+            }
+            arrived.append(Delivered(delivery: delivery, id: id))
         }
-        state.withLock { $0.pending.append(Delivered(delivery: delivery, id: id)) }
-        pumpClaims()
+        guard !arrived.isEmpty else { return }
+        state.withLock { $0.pending += arrived }
+        claimOnArrival()
     }
 
-    /// Starts a claim of as many pending deliveries as there are free slots, unless one is in
-    /// flight (it pumps again when it ends) or the worker drains (pending deliveries then go back
-    /// to the broker with the channel, unclaimed and uncounted).
+    /// Claims pending deliveries on the calling thread (the transport's), blocking, while a claim
+    /// may start (see ``nextClaim()``) and the storage claims without waiting. A claim that needs
+    /// more (a second step for a pause, a limit or a redelivery; a suspect), or that failed, goes
+    /// on in a task, retried like any claim (``claimInTask(_:fast:)``).
+    @available(*, noasync)
+    private func claimOnArrival() {
+        while let next = nextClaim() {
+            var fast: (claimed: [ClaimedJob], rest: [UUID])?
+            if !next.alone {
+                do {
+                    fast = try storage.claimOnArrival(next.batch.map(\.id), workerID: identity.id)
+                } catch {
+                    logger.warning("claiming on arrival failed; claiming in a task instead", metadata: ["error": "\(error)"])
+                }
+            }
+            guard let fast, fast.rest.isEmpty else {
+                claimInTask(next, fast: fast)
+                return
+            }
+            settle(next.batch, claimed: fast.claimed, suspects: [], alone: false)
+            state.withLock { $0.claiming = false }
+        }
+    }
+
+    /// Starts a claim in a task (see ``nextClaim()``); used when handler slots free up and
+    /// deliveries wait for them.
+    private func pumpClaims() {
+        guard let next = nextClaim() else { return }
+        claimInTask(next, fast: nil)
+    }
+
+    /// Takes the next claim's deliveries and reserves their slots: as many pending deliveries as
+    /// there are free slots, unless a claim is in flight (its end claims again) or the worker
+    /// drains (pending deliveries then go back to the broker with the channel, unclaimed and
+    /// uncounted).
     ///
     /// A suspect a claim left waits for the worker to run nothing, then is claimed alone (see
     /// ``JobLifecycle/runsAlone(crashes:)``); until it ends, nothing else is claimed.
-    private func pumpClaims() {
+    private func nextClaim() -> (batch: [Delivered], alone: Bool)? {
         let concurrency = settings.concurrency
-        let next = state.withLock { state -> (batch: [Delivered], alone: Bool)? in
+        return state.withLock { state -> (batch: [Delivered], alone: Bool)? in
             guard !state.claiming, !state.claimsStopped, state.alone == nil else { return nil }
             if let suspect = state.suspects.first {
                 guard state.freeSlots == concurrency else { return nil }
@@ -224,9 +260,13 @@ public final class Worker: Service, Sendable {
             defer { state.pending.removeFirst(count) }
             return (Array(state.pending.prefix(count)), false)
         }
-        guard let next else { return }
+    }
+
+    /// Finishes a claim ``nextClaim()`` took in a task, then claims again if deliveries wait.
+    /// `fast`: the first step's result, when it was made on arrival.
+    private func claimInTask(_ next: (batch: [Delivered], alone: Bool), fast: (claimed: [ClaimedJob], rest: [UUID])?) {
         Task {
-            await claim(next.batch, alone: next.alone)
+            await claim(next.batch, alone: next.alone, fast: fast)
             state.withLock { $0.claiming = false }
             pumpClaims()
         }
@@ -239,13 +279,16 @@ public final class Worker: Service, Sendable {
         pumpClaims()
     }
 
-    private func claim(_ batch: [Delivered], alone: Bool) async {
+    private func claim(_ batch: [Delivered], alone: Bool, fast known: (claimed: [ClaimedJob], rest: [UUID])?) async {
         let ids = batch.map(\.id)
         let workerID = identity.id
         // Two steps, each retried on its own: the first commits what it claims, so a retry of the
         // second must not find those jobs running (here) and leave them unstarted.
-        let fast = await retryingDatabase("claim jobs") {
-            try await self.storage.claim(ids, workerID: workerID)
+        var fast = known
+        if fast == nil {
+            fast = await retryingDatabase("claim jobs") {
+                try await self.storage.claim(ids, workerID: workerID)
+            }
         }
         var claimed = fast?.claimed ?? []
         var suspects: Set<UUID> = []
@@ -256,6 +299,12 @@ public final class Worker: Service, Sendable {
             claimed += controlled?.claimed ?? []
             suspects = Set(controlled?.suspects ?? [])
         }
+        settle(batch, claimed: claimed, suspects: suspects, alone: alone)
+    }
+
+    /// Starts the claimed jobs in the slots their claim reserved, keeps the suspects left for
+    /// later, acknowledges the rest (nothing to run), and gives their slots back.
+    private func settle(_ batch: [Delivered], claimed: [ClaimedJob], suspects: Set<UUID>, alone: Bool) {
         var byID = Dictionary(claimed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var unused = 0
         var waiting: [Delivered] = []
