@@ -39,7 +39,9 @@ public struct WorkerSettings: Sendable {
 /// A worker process's job loop, as a swift-service-lifecycle `Service`.
 ///
 /// Deliveries are claimed in batches (one UPDATE for many jobs, which also drops redeliveries of
-/// finished jobs), but only as many as there are free handler slots: a claimed job starts at once,
+/// finished jobs), on the transport's own thread as they arrive (``WorkerStorage/claimOnArrival(_:workerID:)``;
+/// in a task when slots free up later, or when a claim needs its second step or failed), but only
+/// as many as there are free handler slots: a claimed job starts at once,
 /// so the attempt a claim counts is one that runs, and a worker that dies leaves no job claimed
 /// but not started (its prefetched deliveries go back to the broker uncounted). Handlers run
 /// concurrently up to `concurrency` with the kind's timeout, and outcomes are committed in batches
