@@ -22,6 +22,15 @@ import Testing
             running = Task { [worker] in try await worker.run() }
         }
 
+        /// Expects job `id` to have succeeded in one attempt and its delivery (`tag`) to be acked,
+        /// once `settlements` deliveries were settled.
+        func expectSucceededOnceAndAcked(_ id: UUID, tag: UInt64, settlements: Int = 1) async {
+            let settled = await transport.settlements(atLeast: settlements)
+            #expect(settled[tag] == .ack)
+            #expect(storage.row(id)?.state == .succeeded)
+            #expect(storage.row(id)?.attempts == 1)
+        }
+
         /// Ends the worker's run (the deliveries end) and waits for it.
         func stop() async throws {
             await transport.close()
@@ -180,10 +189,7 @@ import Testing
         let harness = Harness()
         let id = harness.storage.insert(kind: NoopJob.kind)
         let delivery = harness.transport.deliver(id.uuidString)
-        let settled = await harness.transport.settlements(atLeast: 1)
-        #expect(settled[delivery.deliveryTag] == .ack)
-        #expect(harness.storage.row(id)?.state == .succeeded)
-        #expect(harness.storage.row(id)?.attempts == 1)
+        await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag)
         try await harness.stop()
     }
 
@@ -244,9 +250,7 @@ import Testing
         let delivery = harness.transport.deliver(id.uuidString)
         #expect(harness.storage.arrivalClaims == before + 1)
         #expect(harness.storage.row(id)?.attempts == 1, "claimed when the delivery returned")
-        let settled = await harness.transport.settlements(atLeast: 2)
-        #expect(settled[delivery.deliveryTag] == .ack)
-        #expect(harness.storage.row(id)?.state == .succeeded)
+        await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag, settlements: 2)
         try await harness.stop()
     }
 
@@ -257,10 +261,7 @@ import Testing
         harness.storage.failArrivalClaims(1)
         let id = harness.storage.insert(kind: NoopJob.kind)
         let delivery = harness.transport.deliver(id.uuidString)
-        let settled = await harness.transport.settlements(atLeast: 1)
-        #expect(settled[delivery.deliveryTag] == .ack)
-        #expect(harness.storage.row(id)?.state == .succeeded)
-        #expect(harness.storage.row(id)?.attempts == 1)
+        await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag)
         #expect(harness.storage.arrivalClaims == 0)
         #expect(harness.storage.claimCalls == [[id]], "claimed once, in a task")
         try await harness.stop()

@@ -56,6 +56,12 @@ public final class Worker: Service, Sendable {
         var id: UUID
     }
 
+    /// The deliveries a claim takes, and whether it is a suspect's, claimed alone.
+    private typealias Claim = (batch: [Delivered], alone: Bool)
+
+    /// What a claim's first step returns: the jobs it claimed, and the rest for its second step.
+    private typealias FirstStep = (claimed: [ClaimedJob], rest: [UUID])
+
     private struct Completed: Sendable {
         var outcome: JobOutcome
         var delivery: AMQPDelivery
@@ -213,7 +219,7 @@ public final class Worker: Service, Sendable {
     @available(*, noasync)
     private func claimOnArrival() {
         while let next = nextClaim() {
-            var fast: (claimed: [ClaimedJob], rest: [UUID])?
+            var fast: FirstStep?
             if !next.alone {
                 do {
                     fast = try storage.claimOnArrival(next.batch.map(\.id), workerID: identity.id)
@@ -244,9 +250,9 @@ public final class Worker: Service, Sendable {
     ///
     /// A suspect a claim left waits for the worker to run nothing, then is claimed alone (see
     /// ``JobLifecycle/runsAlone(crashes:)``); until it ends, nothing else is claimed.
-    private func nextClaim() -> (batch: [Delivered], alone: Bool)? {
+    private func nextClaim() -> Claim? {
         let concurrency = settings.concurrency
-        return state.withLock { state -> (batch: [Delivered], alone: Bool)? in
+        return state.withLock { state -> Claim? in
             guard !state.claiming, !state.claimsStopped, state.alone == nil else { return nil }
             if let suspect = state.suspects.first {
                 guard state.freeSlots == concurrency else { return nil }
@@ -266,7 +272,7 @@ public final class Worker: Service, Sendable {
 
     /// Finishes a claim ``nextClaim()`` took in a task, then claims again if deliveries wait.
     /// `fast`: the first step's result, when it was made on arrival.
-    private func claimInTask(_ next: (batch: [Delivered], alone: Bool), fast: (claimed: [ClaimedJob], rest: [UUID])?) {
+    private func claimInTask(_ next: Claim, fast: FirstStep?) {
         Task {
             await claim(next.batch, alone: next.alone, fast: fast)
             state.withLock { $0.claiming = false }
@@ -281,7 +287,7 @@ public final class Worker: Service, Sendable {
         pumpClaims()
     }
 
-    private func claim(_ batch: [Delivered], alone: Bool, fast known: (claimed: [ClaimedJob], rest: [UUID])?) async {
+    private func claim(_ batch: [Delivered], alone: Bool, fast known: FirstStep?) async {
         let ids = batch.map(\.id)
         let workerID = identity.id
         // Two steps, each retried on its own: the first commits what it claims, so a retry of the

@@ -69,8 +69,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
     private let claims: PostgresClient
     /// The claims' connection for the worker's transport thread (``claimOnArrival(_:workerID:)``),
     /// with the same session settings: a claim made there skips two thread hand-offs (to the
-    /// pool's connection thread and back), which at a quarter of the flat-out rate were a
-    /// fifth of the worker's context switches.
+    /// pool's connection thread and back).
     private let arrivals: BlockingPostgresConnection
     /// The connection that commits plain successes (``JobStore/completesAlone(_:)``), one
     /// statement each batch outside a transaction block: its session has
