@@ -237,6 +237,36 @@ import Testing
         try await harness.stop()
     }
 
+    /// A worker heartbeats again once it is ready to consume, before its first job: its
+    /// registration's heartbeat is as old as its start-up, and a start slower than three
+    /// heartbeat intervals made the coordinator rescue its first jobs (a CI run under load). The
+    /// start hook takes its time and the loop's own heartbeats are an hour apart, so only that
+    /// renewal can make the count two.
+    @Test func aWorkerHeartbeatsAgainAfterItsStartUpBeforeItsFirstJob() async throws {
+        let transport = InMemoryJobTransport()
+        let storage = InMemoryWorkerStorage()
+        let registry = JobRegistry.withBuiltins()
+        registry.onWorkerStart { try? await Task.sleep(for: .milliseconds(200)) }
+        let heartbeatsAtFirstJob = Mutex<Int?>(nil)
+        let workerID = Mutex<String?>(nil)
+        registry.register(ObservesStart.self) { _, _ in
+            let id = workerID.withLock { $0 } ?? ""
+            heartbeatsAtFirstJob.withLock { $0 = storage.heartbeatCount(id) }
+        }
+        let worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 2, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+        workerID.withLock { $0 = worker.identity.id }
+        let running = Task { try await worker.run() }
+        let id = storage.insert(kind: ObservesStart.kind)
+        let delivery = transport.deliver(id.uuidString)
+        let settled = await transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(heartbeatsAtFirstJob.withLock { $0 } == 2, "the registration's and the renewal before consuming")
+        await transport.close()
+        try await running.value
+    }
+
     /// A delivery is claimed on arrival, by the thread that delivered it (the consumer's own,
     /// with RabbitMQ): when the delivery returns, its job is claimed already. A worker that
     /// claimed in a task of its own claimed later and never on arrival.

@@ -176,6 +176,10 @@ public final class Worker: Service, Sendable {
             "queues": "\(settings.queues.joined(separator: ","))", "concurrency": "\(settings.concurrency)",
             "prefetch": "\(settings.prefetch)",
         ])
+        // The registration's heartbeat is as old as the start-up since (connections readied, hooks
+        // run): renewed before the first claim, or a slow start (a CI run under load) made the
+        // worker look dead to the coordinator's rescue while it ran its first jobs.
+        _ = try? await BlockingWork.run { try self.heartbeatOnce() }
         heartbeatThread.start { [self] owner in heartbeatLoop(owner) }
         await withGracefulShutdownHandler {
             await consumer.run { [self] deliveries in receive(deliveries) }
