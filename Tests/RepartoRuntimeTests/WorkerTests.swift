@@ -142,7 +142,9 @@ import Testing
     @Test func heartbeatsGoOnWhileEveryPoolThreadIsBusy() async throws {
         let harness = Harness(heartbeatInterval: 0.05)
         let workerID = harness.worker.identity.id
-        try await Self.waitUntil("the worker's first heartbeat") { harness.storage.heartbeatCount(workerID) > 0 }
+        // The registration's, the renewal before consuming, then the heartbeat thread's first: the
+        // thread runs (blocking the pool before it started would hold the worker's start-up).
+        try await Self.waitUntil("the heartbeat thread's first heartbeat") { harness.storage.heartbeatCount(workerID) > 2 }
         let width = ProcessInfo.processInfo.activeProcessorCount
         let arrived = Arrivals()
         let seen: [Int?] = await withTaskGroup(of: Int?.self) { group in
