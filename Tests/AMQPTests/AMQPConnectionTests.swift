@@ -148,15 +148,19 @@ struct AMQPThreadedTests {
         let consumer = AMQPConsumer(configuration: configuration,
                                     settings: .init(queues: [queue], prefetch: 300, setup: setup),
                                     logger: Logger(label: "test"))
-        consumer.start()
-        var seen = Set<String>()
-        for await delivery in consumer.deliveries {
-            seen.insert(String(decoding: delivery.body, as: UTF8.self))
-            consumer.ack(delivery)
-            if seen.count == 2000 { break }
+        let seen = Mutex(Set<String>())
+        let (done, finish) = AsyncStream.makeStream(of: Void.self)
+        consumer.start { deliveries in
+            let count = seen.withLock { seen in
+                seen.formUnion(deliveries.map { String(decoding: $0.body, as: UTF8.self) })
+                return seen.count
+            }
+            deliveries.forEach(consumer.ack)
+            if count == 2000 { finish.yield() }
         }
+        for await _ in done { break }
         await consumer.close()
-        #expect(seen.count == 2000)
+        #expect(seen.withLock { $0.count } == 2000)
         #expect(try Self.drainCount(configuration, queue) == 0) // every ack reached the broker
     }
 

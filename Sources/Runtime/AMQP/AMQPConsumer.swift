@@ -5,8 +5,8 @@ import Threading
 
 /// A reconnecting consumer whose rabbitmq-c connection is owned by one dedicated thread.
 ///
-/// Deliveries arrive on ``deliveries``, or in batches on the owning thread itself when started
-/// with ``start(receive:)``; acks and rejects are queued with ``ack(_:)`` and
+/// Deliveries are handed, in batches, to the receiver given to ``start(receive:)``, on the owning
+/// thread itself; acks and rejects are queued with ``ack(_:)`` and
 /// ``reject(_:requeue:)`` from any task and sent by the owning thread, coalesced into one
 /// `multiple` ack where the acknowledged tags form a contiguous prefix. After a reconnect the
 /// generation increases and acks for deliveries of older generations are dropped (the broker has
@@ -47,13 +47,10 @@ public final class AMQPConsumer: Sendable {
     private let settings: Settings
     private let logger: Logger
     private let shared = Mutex(Shared())
-    private let continuation: AsyncStream<AMQPDelivery>.Continuation
     private let onConnect: @Sendable (Int) -> Void
     private let onDisconnect: @Sendable () -> Void
     private let finished = Mutex<[CheckedContinuation<Void, Never>]>([])
     private let threadDone = Mutex(false)
-    /// Every delivery, in order; finishes when the consumer is closed.
-    public let deliveries: AsyncStream<AMQPDelivery>
 
     /// - Parameters:
     ///   - onConnect: called on the consumer thread with the new generation after each (re)connect.
@@ -66,20 +63,13 @@ public final class AMQPConsumer: Sendable {
         self.logger = logger
         self.onConnect = onConnect
         self.onDisconnect = onDisconnect
-        (deliveries, continuation) = AsyncStream.makeStream(of: AMQPDelivery.self)
     }
 
-    /// Starts the owning thread (once); deliveries arrive on ``deliveries``.
-    public func start() { start(receiving: nil) }
-
-    /// Starts the owning thread (once), which hands deliveries to `receive` itself instead of
-    /// yielding them to ``deliveries``: each call gets the deliveries that had arrived, in order
-    /// (those already read from the socket, up to the prefetch). `receive` runs on the owning
-    /// thread, off Swift's cooperative pool, so it may block briefly (a worker claims its jobs
-    /// there); acks and reading wait meanwhile.
-    public func start(receive: @escaping @Sendable ([AMQPDelivery]) -> Void) { start(receiving: receive) }
-
-    private func start(receiving receive: (@Sendable ([AMQPDelivery]) -> Void)?) {
+    /// Starts the owning thread (once), which hands deliveries to `receive` itself: each call gets
+    /// the deliveries that had arrived, in order (those already read from the socket, up to the
+    /// prefetch). `receive` runs on the owning thread, off Swift's cooperative pool, so it may
+    /// block briefly (a worker claims its jobs there); acks and reading wait meanwhile.
+    public func start(receive: @escaping @Sendable ([AMQPDelivery]) -> Void) {
         let first = shared.withLock { state in
             defer { state.started = true }
             return !state.started
@@ -113,7 +103,7 @@ public final class AMQPConsumer: Sendable {
     public func close() async {
         shared.withLock { $0.exit = true }
         let started = shared.withLock { $0.started }
-        guard started else { continuation.finish(); return }
+        guard started else { return }
         await waitUntilClosed()
     }
 
@@ -131,7 +121,7 @@ public final class AMQPConsumer: Sendable {
     // MARK: the owning thread
 
     @available(*, noasync)
-    private func run(receive: (@Sendable ([AMQPDelivery]) -> Void)?) {
+    private func run(receive: @Sendable ([AMQPDelivery]) -> Void) {
         var connection: AMQPConnection?
         var generation = 0
         var consuming = true
@@ -195,17 +185,13 @@ public final class AMQPConsumer: Sendable {
                     let busy = !outstanding.isEmpty
                     if let delivery = try live.nextDelivery(timeout: busy ? 0.002 : 0.05, generation: generation) {
                         outstanding.insert(delivery.deliveryTag)
-                        if let receive {
-                            var batch = [delivery]
-                            while batch.count < settings.prefetch,
-                                  let next = try live.nextDelivery(timeout: 0, generation: generation) {
-                                outstanding.insert(next.deliveryTag)
-                                batch.append(next)
-                            }
-                            receive(batch)
-                        } else {
-                            continuation.yield(delivery)
+                        var batch = [delivery]
+                        while batch.count < settings.prefetch,
+                              let next = try live.nextDelivery(timeout: 0, generation: generation) {
+                            outstanding.insert(next.deliveryTag)
+                            batch.append(next)
                         }
+                        receive(batch)
                     }
                 }
             } catch {
@@ -217,7 +203,6 @@ public final class AMQPConsumer: Sendable {
             }
         }
         shared.withLock { $0.connected = false }
-        continuation.finish()
         let waiters = threadDone.withLock { done in
             done = true
             return finished.withLock { list in defer { list.removeAll() }; return list }
