@@ -128,4 +128,27 @@ struct ClaimPlanTests {
                                      session: session, on: cluster) == ["jobs_outbox"])
         await cluster.shutdown()
     }
+
+    /// A production's stage check counts, under the lock every enqueue into it waits for, only its
+    /// dead and cancelled jobs, through the index made for them: not its 20,000 succeeded ones.
+    @Test func aStageCheckUnderTheProductionsLockReadsOnlyItsEndedJobs() async throws {
+        let (cluster, _, _) = try await populatedCluster()
+        let production = try await cluster.postgres.query("SELECT production_id FROM jobs LIMIT 1").first?.uuid("production_id")
+        let argument = "'\(production?.uuidString.lowercased() ?? "")'"
+        #expect(try await jobIndexes(JobStore.endedJobCountsStatement, types: "uuid", arguments: argument,
+                                     on: cluster) == ["jobs_production_ended"])
+        #expect(try await jobIndexes(JobStore.endedJobCountsStatement, types: "uuid", arguments: argument,
+                                     generic: true, on: cluster) == ["jobs_production_ended"])
+        // And it counts them: one dead, one cancelled, beside the succeeded ones.
+        try await cluster.postgres.query("""
+            UPDATE jobs SET state = CASE WHEN n = 1 THEN 'dead' ELSE 'cancelled' END, finished_at = now()
+            FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM jobs WHERE state = 'queued' LIMIT 2) AS two
+            WHERE jobs.id = two.id
+            """)
+        let counts = try await cluster.postgres.withConnection { connection in
+            try connection.query(JobStore.endedJobCountsStatement, [production]).first
+        }
+        #expect(counts?.int("dead") == 1 && counts?.int("cancelled") == 1)
+        await cluster.shutdown()
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 private func snapshot(dead: Int = 0) -> ProductionSnapshot {
     ProductionSnapshot(id: UUID(), name: "p", plan: "batch", stage: "main", parameters: Data("{}".utf8),
-                       succeeded: 3, dead: dead, cancelled: 0)
+                       dead: dead, cancelled: 0)
 }
 
 /// The coordinator's stage transitions and the producer's chunking, without a server.

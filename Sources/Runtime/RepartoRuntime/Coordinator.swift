@@ -216,7 +216,7 @@ public final class Coordinator: Service, Sendable {
                     case .finish(let withFailures):
                         try JobStore.finishProduction(snapshot.id, withFailures: withFailures, on: connection)
                         logger.info("production finished", metadata: [
-                            "production_id": "\(snapshot.id)", "succeeded": "\(snapshot.succeeded)", "failed": "\(snapshot.dead)"])
+                            "production_id": "\(snapshot.id)", "dead": "\(snapshot.dead)", "cancelled": "\(snapshot.cancelled)"])
                     }
                 }
                 advanceFailures.withLock { _ = $0.removeValue(forKey: candidate.id) }

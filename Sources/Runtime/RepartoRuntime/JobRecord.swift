@@ -116,15 +116,22 @@ public struct ProductionProgress: Sendable, Codable, Equatable {
     }
 }
 
-/// A production locked for a stage transition, with its final counts.
+/// A production locked for a stage transition (``ProductionPlan/advance(_:on:)``), with the jobs
+/// of it that ended without succeeding.
+///
+/// Its succeeded jobs are not counted: every enqueue into the production waits for this lock,
+/// and counting them read every job it has. A plan that needs them counts them on the connection
+/// it is given.
 public struct ProductionSnapshot: Sendable {
     public var id: UUID
     public var name: String
     public var plan: String
     public var stage: String
+    /// The production's parameters (JSON).
     public var parameters: Data
-    public var succeeded: Int
+    /// Its jobs that are dead (in the hot `jobs` table; archived ones are in `productions.archived_dead`).
     public var dead: Int
+    /// Its jobs that were cancelled (likewise).
     public var cancelled: Int
 }
 
