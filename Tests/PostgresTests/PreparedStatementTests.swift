@@ -86,4 +86,78 @@ import Testing
             #expect(try connection.query(prepared: "SELECT 1 / $1::int AS q", [1])[0].int("q") == 1)
         }
     }
+
+    // MARK: settings for one statement (libpq's pipeline mode)
+
+    /// The plans a prepared statement got on this session: (generic, custom).
+    private func plans(of sql: String, on connection: PostgresConnection) throws -> (generic: Int, custom: Int) {
+        let row = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", [sql]).first
+        return (row?.int("generic_plans") ?? -1, row?.int("custom_plans") ?? -1)
+    }
+
+    @Test func settingsApplyToTheirStatementAloneAndItsPlan() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let sql = "SELECT current_setting('plan_cache_mode') AS mode, $1::int + 1 AS next"
+            for value in 1...3 {
+                let row = try connection.query(prepared: sql, [value], settings: ["plan_cache_mode": "force_generic_plan"])[0]
+                #expect(row.string("mode") == "force_generic_plan")
+                #expect(row.int("next") == value + 1)
+                // Set for the statement's implicit transaction only.
+                #expect(try connection.query("SELECT current_setting('plan_cache_mode') AS mode")[0].string("mode") == "auto")
+            }
+            let counted = try plans(of: sql, on: connection)
+            #expect(counted.generic == 3 && counted.custom == 0, "\(counted)")
+            // Without the settings the same statement is planned as the session says.
+            #expect(try connection.query(prepared: sql, [9])[0].string("mode") == "auto")
+            #expect(try plans(of: sql, on: connection).custom == 1)
+        }
+    }
+
+    @Test func settingsAreLeftOutInsideATransactionBlock() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let mode = try connection.transaction { connection in
+                let mode = try connection.query(prepared: "SELECT current_setting('plan_cache_mode') AS mode", [],
+                                                settings: ["plan_cache_mode": "force_generic_plan"])[0].string("mode")
+                // The block goes on: the statement was not run in a pipeline's own transaction.
+                #expect(try connection.query("SELECT 1 AS one")[0].int("one") == 1)
+                return mode
+            }
+            #expect(mode == "auto")
+        }
+    }
+
+    @Test func anUnknownSettingIsTheErrorAndTheConnectionGoesOn() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let error = #expect(throws: PostgresError.self) {
+                try connection.query(prepared: "SELECT 1 AS one", [], settings: ["no_such_setting_at_all": "1"])
+            }
+            #expect(error?.kind == .query)
+            #expect(error?.sqlState == "42704", "\(String(describing: error))")
+            #expect(connection.isOK)
+            #expect(try connection.query(prepared: "SELECT $1::int AS n", [5], settings: ["plan_cache_mode": "force_generic_plan"])[0].int("n") == 5)
+        }
+    }
+
+    @Test func aStatementsErrorIsItsOwnAndNothingOfItStays() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let table = "pipeline_probe_\(UUID().uuidString.prefix(8).lowercased())"
+            try connection.execute("CREATE TEMP TABLE \(table) (a int PRIMARY KEY)")
+            let insert = "INSERT INTO \(table) SELECT unnest($1::int[])"
+            let error = #expect(throws: PostgresError.self) {
+                try connection.query(prepared: insert, [[1, 2, 2]], settings: ["plan_cache_mode": "force_generic_plan"])
+            }
+            #expect(error?.sqlState == "23505", "\(String(describing: error))")
+            #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0].int("n") == 0)
+            try connection.query(prepared: insert, [[1, 2, 3]], settings: ["plan_cache_mode": "force_generic_plan"])
+            #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0].int("n") == 3)
+        }
+    }
 }

@@ -251,18 +251,102 @@ public final class PostgresConnection {
     @discardableResult
     public func query(prepared sql: String, _ parameters: [any PostgresEncodable] = []) throws(PostgresError) -> PostgresResult {
         let handle = try openHandle()
-        let name: String
-        if let known = preparedStatements[sql] {
-            name = known
-        } else {
-            name = "reparto_\(preparedStatements.count + discardedStatements)"
-            _ = try consume(PQprepare(handle, name, sql, 0, nil), handle: handle)
-            preparedStatements[sql] = name
-        }
-        do {
-            return try withParameterTexts(parameters) { pointers throws(PostgresError) in
+        let name = try preparedName(sql, handle: handle)
+        return try forgettingLostStatement(sql) { () throws(PostgresError) in
+            try withParameterTexts(parameters) { pointers throws(PostgresError) in
                 try consume(PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0), handle: handle)
             }
+        }
+    }
+
+    /// Runs one statement like ``query(prepared:_:)``, with `settings` in force for it alone.
+    ///
+    /// Outside a transaction block, `set_config(name, value, true)` and the statement are sent
+    /// together in libpq's pipeline mode: they run in one implicit transaction (the settings end
+    /// with it) and take one round trip, where `SET LOCAL` would take a `BEGIN` and a `COMMIT`
+    /// more. Settings that act when a statement is bound, such as `plan_cache_mode`, apply to it.
+    /// Inside a transaction block the statement runs without them: they would outlast it.
+    /// - Parameter settings: names and values of server settings (sent as parameters).
+    @available(*, noasync)
+    @discardableResult
+    public func query(prepared sql: String, _ parameters: [any PostgresEncodable] = [],
+                      settings: KeyValuePairs<String, String>) throws(PostgresError) -> PostgresResult {
+        let handle = try openHandle()
+        guard !settings.isEmpty, PQtransactionStatus(handle) == PQTRANS_IDLE else {
+            return try query(prepared: sql, parameters)
+        }
+        let name = try preparedName(sql, handle: handle)
+        let setSQL = "SELECT " + settings.indices.map { index in
+            let offset = 2 * settings.distance(from: settings.startIndex, to: index)
+            return "set_config($\(offset + 1), $\(offset + 2), true)"
+        }.joined(separator: ", ")
+        let setParameters: [any PostgresEncodable] = settings.flatMap { [$0.key, $0.value] as [any PostgresEncodable] }
+        return try forgettingLostStatement(sql) { () throws(PostgresError) in
+            guard PQenterPipelineMode(handle) == 1 else { throw lostError(handle) }
+            let sent = try withParameterTexts(setParameters) { set throws(PostgresError) -> Bool in
+                try withParameterTexts(parameters) { pointers throws(PostgresError) -> Bool in
+                    PQsendQueryParams(handle, setSQL, Int32(set.count), nil, set, nil, nil, 0) == 1
+                        && PQsendQueryPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0) == 1
+                        && PQpipelineSync(handle) == 1
+                }
+            }
+            let results = sent ? pipelineResults(handle) : []
+            guard PQexitPipelineMode(handle) == 1, sent, results.count == 2 else {
+                for result in results { PQclear(result) }
+                throw lostError(handle)
+            }
+            // Both consumed (each frees its result); the settings' error, if any, is the one to
+            // report: the statement's is then only "aborted".
+            var settingsError: PostgresError?
+            do throws(PostgresError) { _ = try consume(results[0], handle: handle) } catch { settingsError = error }
+            let statement: PostgresResult
+            do throws(PostgresError) {
+                statement = try consume(results[1], handle: handle)
+            } catch {
+                throw settingsError ?? error
+            }
+            if let settingsError { throw settingsError }
+            return statement
+        }
+    }
+
+    /// The results of a pipeline's statements, read up to its sync; empty when the connection
+    /// broke before the sync came.
+    private func pipelineResults(_ handle: OpaquePointer) -> [OpaquePointer] {
+        var results: [OpaquePointer] = []
+        var nulls = 0
+        while true {
+            guard let result = PQgetResult(handle) else {
+                // One null ends each statement's results; two in a row: nothing more will come.
+                nulls += 1
+                if nulls > 1 {
+                    for result in results { PQclear(result) }
+                    return []
+                }
+                continue
+            }
+            nulls = 0
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                return results
+            }
+            results.append(result)
+        }
+    }
+
+    /// The name `sql` is prepared under on this connection, preparing it on first use.
+    private func preparedName(_ sql: String, handle: OpaquePointer) throws(PostgresError) -> String {
+        if let known = preparedStatements[sql] { return known }
+        let name = "reparto_\(preparedStatements.count + discardedStatements)"
+        _ = try consume(PQprepare(handle, name, sql, 0, nil), handle: handle)
+        preparedStatements[sql] = name
+        return name
+    }
+
+    /// Runs `body`, forgetting `sql`'s prepared statement when the server no longer has it.
+    private func forgettingLostStatement<T>(_ sql: String, _ body: () throws(PostgresError) -> T) throws(PostgresError) -> T {
+        do {
+            return try body()
         } catch {
             // 26000: no such prepared statement; 0A000: "cached plan must not change result type".
             if error.sqlState == "26000" || error.sqlState == "0A000" {
