@@ -160,4 +160,18 @@ import Testing
             #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0].int("n") == 3)
         }
     }
+
+    @Test func statementsTheServerForgotArePreparedAgainWithTheirSettings() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let sql = "SELECT current_setting('plan_cache_mode') AS mode, $1::int AS n"
+            let settings: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan"]
+            #expect(try connection.query(prepared: sql, [1], settings: settings)[0].int("n") == 1)
+            try connection.execute("DEALLOCATE ALL")
+            #expect(throws: PostgresError.self) { try connection.query(prepared: sql, [2], settings: settings) }
+            let row = try connection.query(prepared: sql, [3], settings: settings)[0]
+            #expect(row.int("n") == 3 && row.string("mode") == "force_generic_plan")
+        }
+    }
 }

@@ -252,7 +252,7 @@ public final class PostgresConnection {
     public func query(prepared sql: String, _ parameters: [any PostgresEncodable] = []) throws(PostgresError) -> PostgresResult {
         let handle = try openHandle()
         let name = try preparedName(sql, handle: handle)
-        return try forgettingLostStatement(sql) { () throws(PostgresError) in
+        return try forgettingLostStatements([sql]) { () throws(PostgresError) in
             try withParameterTexts(parameters) { pointers throws(PostgresError) in
                 try consume(PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0), handle: handle)
             }
@@ -281,11 +281,12 @@ public final class PostgresConnection {
             return "set_config($\(offset + 1), $\(offset + 2), true)"
         }.joined(separator: ", ")
         let setParameters: [any PostgresEncodable] = settings.flatMap { [$0.key, $0.value] as [any PostgresEncodable] }
-        return try forgettingLostStatement(sql) { () throws(PostgresError) in
+        let setName = try preparedName(setSQL, handle: handle)
+        return try forgettingLostStatements([sql, setSQL]) { () throws(PostgresError) in
             guard PQenterPipelineMode(handle) == 1 else { throw lostError(handle) }
             let sent = try withParameterTexts(setParameters) { set throws(PostgresError) -> Bool in
                 try withParameterTexts(parameters) { pointers throws(PostgresError) -> Bool in
-                    PQsendQueryParams(handle, setSQL, Int32(set.count), nil, set, nil, nil, 0) == 1
+                    PQsendQueryPrepared(handle, setName, Int32(set.count), set, nil, nil, 0) == 1
                         && PQsendQueryPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0) == 1
                         && PQpipelineSync(handle) == 1
                 }
@@ -343,15 +344,15 @@ public final class PostgresConnection {
         return name
     }
 
-    /// Runs `body`, forgetting `sql`'s prepared statement when the server no longer has it.
-    private func forgettingLostStatement<T>(_ sql: String, _ body: () throws(PostgresError) -> T) throws(PostgresError) -> T {
+    /// Runs `body`, forgetting the prepared statements of `sqls` when the server no longer has
+    /// one of them (they are prepared afresh on their next use).
+    private func forgettingLostStatements<T>(_ sqls: [String], _ body: () throws(PostgresError) -> T) throws(PostgresError) -> T {
         do {
             return try body()
         } catch {
             // 26000: no such prepared statement; 0A000: "cached plan must not change result type".
             if error.sqlState == "26000" || error.sqlState == "0A000" {
-                preparedStatements[sql] = nil
-                discardedStatements += 1
+                for sql in sqls where preparedStatements.removeValue(forKey: sql) != nil { discardedStatements += 1 }
             }
             throw error
         }
