@@ -174,4 +174,19 @@ import Testing
             #expect(row.int("n") == 3 && row.string("mode") == "force_generic_plan")
         }
     }
+
+    @Test func aParameterRefusedBeforeSendingLeavesTheConnectionUsable() async throws {
+        try await onThread {
+            let connection = try connect()
+            defer { connection.close() }
+            let sql = "SELECT $1::text AS t"
+            let error = #expect(throws: PostgresError.self) {
+                try connection.query(prepared: sql, ["a\u{0}b"], settings: ["plan_cache_mode": "force_generic_plan"])
+            }
+            #expect(error?.sqlState == "22021")
+            // Not left in pipeline mode: a plain query (which libpq refuses there) still runs.
+            #expect(try connection.query("SELECT 2 AS two")[0].int("two") == 2)
+            #expect(try connection.query(prepared: sql, ["ab"], settings: ["plan_cache_mode": "force_generic_plan"])[0].string("t") == "ab")
+        }
+    }
 }

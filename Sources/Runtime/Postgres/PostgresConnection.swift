@@ -283,32 +283,38 @@ public final class PostgresConnection {
         let setParameters: [any PostgresEncodable] = settings.flatMap { [$0.key, $0.value] as [any PostgresEncodable] }
         let setName = try preparedName(setSQL, handle: handle)
         return try forgettingLostStatements([sql, setSQL]) { () throws(PostgresError) in
-            guard PQenterPipelineMode(handle) == 1 else { throw lostError(handle) }
-            let sent = try withParameterTexts(setParameters) { set throws(PostgresError) -> Bool in
-                try withParameterTexts(parameters) { pointers throws(PostgresError) -> Bool in
-                    PQsendQueryPrepared(handle, setName, Int32(set.count), set, nil, nil, 0) == 1
+            // The texts first: nothing may throw between entering pipeline mode and leaving it.
+            try withParameterTexts(setParameters) { set throws(PostgresError) in
+                try withParameterTexts(parameters) { pointers throws(PostgresError) in
+                    guard PQenterPipelineMode(handle) == 1 else { throw lostError(handle) }
+                    let sent = PQsendQueryPrepared(handle, setName, Int32(set.count), set, nil, nil, 0) == 1
                         && PQsendQueryPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0) == 1
                         && PQpipelineSync(handle) == 1
+                    let results = sent ? pipelineResults(handle) : []
+                    guard PQexitPipelineMode(handle) == 1, sent, results.count == 2 else {
+                        for result in results { PQclear(result) }
+                        throw lostError(handle)
+                    }
+                    return try consumeSettingsThenStatement(results[0], results[1], handle: handle)
                 }
             }
-            let results = sent ? pipelineResults(handle) : []
-            guard PQexitPipelineMode(handle) == 1, sent, results.count == 2 else {
-                for result in results { PQclear(result) }
-                throw lostError(handle)
-            }
-            // Both consumed (each frees its result); the settings' error, if any, is the one to
-            // report: the statement's is then only "aborted".
-            var settingsError: PostgresError?
-            do throws(PostgresError) { _ = try consume(results[0], handle: handle) } catch { settingsError = error }
-            let statement: PostgresResult
-            do throws(PostgresError) {
-                statement = try consume(results[1], handle: handle)
-            } catch {
-                throw settingsError ?? error
-            }
-            if let settingsError { throw settingsError }
-            return statement
         }
+    }
+
+    /// Consumes (and frees) a pipeline's two results. The settings' error, if any, is the one to
+    /// report: the statement's is then only "aborted".
+    private func consumeSettingsThenStatement(_ settings: OpaquePointer, _ statement: OpaquePointer,
+                                              handle: OpaquePointer) throws(PostgresError) -> PostgresResult {
+        var settingsError: PostgresError?
+        do throws(PostgresError) { _ = try consume(settings, handle: handle) } catch { settingsError = error }
+        let result: PostgresResult
+        do throws(PostgresError) {
+            result = try consume(statement, handle: handle)
+        } catch {
+            throw settingsError ?? error
+        }
+        if let settingsError { throw settingsError }
+        return result
     }
 
     /// The results of a pipeline's statements, read up to its sync; empty when the connection
