@@ -189,4 +189,22 @@ import Testing
             #expect(try connection.query(prepared: sql, ["ab"], settings: ["plan_cache_mode": "force_generic_plan"])[0].string("t") == "ab")
         }
     }
+
+    @Test func aConnectionLostUnderThePipelineIsReportedLost() async throws {
+        try await onThread {
+            let connection = try connect()
+            let admin = try connect()
+            defer {
+                connection.close()
+                admin.close()
+            }
+            let sql = "SELECT $1::int AS n"
+            let settings: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan"]
+            #expect(try connection.query(prepared: sql, [1], settings: settings)[0].int("n") == 1)
+            let pid = try connection.query("SELECT pg_backend_pid() AS pid")[0].int("pid") ?? 0
+            #expect(try admin.query("SELECT pg_terminate_backend($1::int) AS ok", [pid])[0].bool("ok") == true)
+            let error = #expect(throws: PostgresError.self) { try connection.query(prepared: sql, [2], settings: settings) }
+            #expect(error?.isConnectionLost == true, "\(String(describing: error))")
+        }
+    }
 }
