@@ -270,19 +270,23 @@ import Testing
     }
 
     /// A delivery is claimed on arrival, by the thread that delivered it (the consumer's own,
-    /// with RabbitMQ): when the delivery returns, its job is claimed already. A worker that
-    /// claimed in a task of its own claimed later and never on arrival.
+    /// with RabbitMQ), in one claim and never in a task. A worker that claimed in a task of its
+    /// own never claimed on arrival.
+    ///
+    /// Not asserted when the delivery returns: the thread that claimed the first delivery may
+    /// still be finishing that claim (its job already acknowledged), and then it, looping,
+    /// claims the second on arrival just after (seen under CI's load).
     @Test func aDeliveryIsClaimedOnTheThreadThatDeliveredIt() async throws {
         let harness = Harness()
         let first = harness.storage.insert(kind: NoopJob.kind)
         _ = harness.transport.deliver(first.uuidString)
         _ = await harness.transport.settlements(atLeast: 1)  // the worker runs: it claims on arrival now
-        let before = harness.storage.arrivalClaims
+        let (before, callsBefore) = (harness.storage.arrivalClaims, harness.storage.claimCalls.count)
         let id = harness.storage.insert(kind: NoopJob.kind)
         let delivery = harness.transport.deliver(id.uuidString)
-        #expect(harness.storage.arrivalClaims == before + 1)
-        #expect(harness.storage.row(id)?.attempts == 1, "claimed when the delivery returned")
         await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag, settlements: 2)
+        #expect(harness.storage.arrivalClaims == before + 1)
+        #expect(harness.storage.claimCalls.count == callsBefore + 1, "\(harness.storage.claimCalls)")
         try await harness.stop()
     }
 

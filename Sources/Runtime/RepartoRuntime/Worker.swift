@@ -349,14 +349,20 @@ public final class Worker: Service, Sendable {
             if alone { state.alone = job.id }
             let task = Task {
                 let outcome = await execute(job)
+                // The slot is given back before the outcome is queued for its commit and ack, so
+                // the claims it lets start come before the ack (a caller may wait for the ack, then
+                // deliver more). The job leaves `running` only once its outcome is queued: a drain
+                // that finds nothing running then finds every outcome in the batcher.
+                self.state.withLock { state in
+                    if state.alone == job.id { state.alone = nil }
+                }
+                releaseSlots(1)
+                completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
                 self.state.withLock { state in
                     state.running[job.id] = nil
                     state.cancelRequested.remove(job.id)
                     state.timedOut.remove(job.id)
-                    if state.alone == job.id { state.alone = nil }
                 }
-                completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
-                releaseSlots(1)
             }
             state.running[job.id] = task
             if state.draining { task.cancel() }
