@@ -151,4 +151,35 @@ struct ClaimPlanTests {
         #expect(counts?.int("dead") == 1 && counts?.int("cancelled") == 1)
         await cluster.shutdown()
     }
+
+    /// A small enqueue's generic plan, made on an empty database (a producer's connection keeps
+    /// it as the tables fill): the production it locks is read through its key, not by scanning
+    /// `productions`, and no table is scanned whole. Also where row-level security does not
+    /// apply (a superuser's connection, or a role that bypasses it): there, with sequential scans
+    /// allowed, the plan scanned `productions`.
+    @Test func anEnqueuesGenericPlanReadsByKeyOnAnEmptyDatabase() async throws {
+        let cluster = try await TestCluster.make()
+        let statement = JobStore.publishingAdmittedInsertStatement
+        // This test's own database: its owner, the test's role, as a superuser would be.
+        for table in ["productions", "jobs", "job_history"] {
+            try await cluster.postgres.query("ALTER TABLE \(table) NO FORCE ROW LEVEL SECURITY")
+        }
+        let plan = try await cluster.postgres.withConnection { connection in
+            for (name, value) in JobStore.smallEnqueuePlanSettings { try connection.execute("SET \(name) TO \(value)") }
+            defer { try? connection.execute("RESET plan_cache_mode; RESET enable_seqscan") }
+            try connection.execute("""
+                PREPARE probe(uuid[], text[], text[], jsonb[], int2[], int4[], int4[], text[], uuid[], text[],
+                              timestamptz[], text[], float8[], uuid[]) AS \(statement)
+                """)
+            defer { try? connection.execute("DEALLOCATE probe") }
+            let production = UUID().uuidString.lowercased()
+            return try connection.query("""
+                EXPLAIN EXECUTE probe('{\(UUID().uuidString.lowercased())}', '{noop}', '{default}', '{"{}"}', '{4}', '{1}',
+                                      '{NULL}', '{key-1}', '{\(production)}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', '{\(production)}')
+                """).compactMap { $0.string("QUERY PLAN") }.joined(separator: "\n")
+        }
+        #expect(plan.contains("productions_pkey"), "\(plan)")
+        #expect(!plan.contains("Seq Scan"), "\(plan)")
+        await cluster.shutdown()
+    }
 }

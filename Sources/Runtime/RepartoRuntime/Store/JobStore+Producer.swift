@@ -22,6 +22,11 @@ extension JobStore {
     /// enqueue, a rate's tick); larger ones are planned for their own size.
     static let genericPlanMaxJobs = 100
 
+    /// The settings those enqueues run with: the claims' (generic plans, no sequential scans).
+    /// It reads productions by key; a generic plan made on an empty database with sequential
+    /// scans allowed scanned all of `productions`, and a connection keeps its plan.
+    static let smallEnqueuePlanSettings = idKeyedPlanSettings
+
     /// What ``insert(_:publishing:on:)`` inserted.
     struct Inserted {
         /// Each request's job id (the existing job's for a repeated idempotency key).
@@ -63,7 +68,7 @@ extension JobStore {
         // afresh (its generic plan is estimated for more rows than a small batch has), 0.5-1.3 ms
         // of every enqueue, more than running it. A large batch keeps a plan made for its size.
         let rows = requests.count <= genericPlanMaxJobs
-            ? try connection.query(prepared: statement, parameters, settings: ["plan_cache_mode": "force_generic_plan"])
+            ? try connection.query(prepared: statement, parameters, settings: smallEnqueuePlanSettings)
             : try connection.query(prepared: statement, parameters)
         var inserted = 0
         var admitted: [UUID: String] = [:]
