@@ -284,10 +284,14 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    /// Gives a handler slot back and claims more if deliveries wait.
-    private func releaseSlots(_ count: Int) {
+    /// Gives handler slots back and claims more if deliveries wait. `ending`: the job whose slot
+    /// this is, which no longer runs alone if it did.
+    private func releaseSlots(_ count: Int, ending job: UUID? = nil) {
         guard count > 0 else { return }
-        state.withLock { $0.freeSlots += count }
+        state.withLock { state in
+            state.freeSlots += count
+            if let job, state.alone == job { state.alone = nil }
+        }
         pumpClaims()
     }
 
@@ -353,10 +357,7 @@ public final class Worker: Service, Sendable {
                 // the claims it lets start come before the ack (a caller may wait for the ack, then
                 // deliver more). The job leaves `running` only once its outcome is queued: a drain
                 // that finds nothing running then finds every outcome in the batcher.
-                self.state.withLock { state in
-                    if state.alone == job.id { state.alone = nil }
-                }
-                releaseSlots(1)
+                releaseSlots(1, ending: job.id)
                 completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
                 self.state.withLock { state in
                     state.running[job.id] = nil
