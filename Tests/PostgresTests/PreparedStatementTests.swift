@@ -89,6 +89,9 @@ import Testing
 
     // MARK: settings for one statement (libpq's pipeline mode)
 
+    /// The setting most of these tests send with their statement.
+    private static let genericPlan: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan"]
+
     /// The plans a prepared statement got on this session: (generic, custom).
     private func plans(of sql: String, on connection: PostgresConnection) throws -> (generic: Int, custom: Int) {
         let row = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", [sql]).first
@@ -101,7 +104,7 @@ import Testing
             defer { connection.close() }
             let sql = "SELECT current_setting('plan_cache_mode') AS mode, $1::int + 1 AS next"
             for value in 1...3 {
-                let row = try connection.query(prepared: sql, [value], settings: ["plan_cache_mode": "force_generic_plan"])[0]
+                let row = try connection.query(prepared: sql, [value], settings: Self.genericPlan)[0]
                 #expect(row.string("mode") == "force_generic_plan")
                 #expect(row.int("next") == value + 1)
                 // Set for the statement's implicit transaction only.
@@ -121,7 +124,7 @@ import Testing
             defer { connection.close() }
             let mode = try connection.transaction { connection in
                 let mode = try connection.query(prepared: "SELECT current_setting('plan_cache_mode') AS mode", [],
-                                                settings: ["plan_cache_mode": "force_generic_plan"])[0].string("mode")
+                                                settings: Self.genericPlan)[0].string("mode")
                 // The block goes on: the statement was not run in a pipeline's own transaction.
                 #expect(try connection.query("SELECT 1 AS one")[0].int("one") == 1)
                 return mode
@@ -140,7 +143,7 @@ import Testing
             #expect(error?.kind == .query)
             #expect(error?.sqlState == "42704", "\(String(describing: error))")
             #expect(connection.isOK)
-            #expect(try connection.query(prepared: "SELECT $1::int AS n", [5], settings: ["plan_cache_mode": "force_generic_plan"])[0].int("n") == 5)
+            #expect(try connection.query(prepared: "SELECT $1::int AS n", [5], settings: Self.genericPlan)[0].int("n") == 5)
         }
     }
 
@@ -152,11 +155,11 @@ import Testing
             try connection.execute("CREATE TEMP TABLE \(table) (a int PRIMARY KEY)")
             let insert = "INSERT INTO \(table) SELECT unnest($1::int[])"
             let error = #expect(throws: PostgresError.self) {
-                try connection.query(prepared: insert, [[1, 2, 2]], settings: ["plan_cache_mode": "force_generic_plan"])
+                try connection.query(prepared: insert, [[1, 2, 2]], settings: Self.genericPlan)
             }
             #expect(error?.sqlState == "23505", "\(String(describing: error))")
             #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0].int("n") == 0)
-            try connection.query(prepared: insert, [[1, 2, 3]], settings: ["plan_cache_mode": "force_generic_plan"])
+            try connection.query(prepared: insert, [[1, 2, 3]], settings: Self.genericPlan)
             #expect(try connection.query("SELECT count(*) AS n FROM \(table)")[0].int("n") == 3)
         }
     }
@@ -166,11 +169,10 @@ import Testing
             let connection = try connect()
             defer { connection.close() }
             let sql = "SELECT current_setting('plan_cache_mode') AS mode, $1::int AS n"
-            let settings: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan"]
-            #expect(try connection.query(prepared: sql, [1], settings: settings)[0].int("n") == 1)
+            #expect(try connection.query(prepared: sql, [1], settings: Self.genericPlan)[0].int("n") == 1)
             try connection.execute("DEALLOCATE ALL")
-            #expect(throws: PostgresError.self) { try connection.query(prepared: sql, [2], settings: settings) }
-            let row = try connection.query(prepared: sql, [3], settings: settings)[0]
+            #expect(throws: PostgresError.self) { try connection.query(prepared: sql, [2], settings: Self.genericPlan) }
+            let row = try connection.query(prepared: sql, [3], settings: Self.genericPlan)[0]
             #expect(row.int("n") == 3 && row.string("mode") == "force_generic_plan")
         }
     }
@@ -181,12 +183,12 @@ import Testing
             defer { connection.close() }
             let sql = "SELECT $1::text AS t"
             let error = #expect(throws: PostgresError.self) {
-                try connection.query(prepared: sql, ["a\u{0}b"], settings: ["plan_cache_mode": "force_generic_plan"])
+                try connection.query(prepared: sql, ["a\u{0}b"], settings: Self.genericPlan)
             }
             #expect(error?.sqlState == "22021")
             // Not left in pipeline mode: a plain query (which libpq refuses there) still runs.
             #expect(try connection.query("SELECT 2 AS two")[0].int("two") == 2)
-            #expect(try connection.query(prepared: sql, ["ab"], settings: ["plan_cache_mode": "force_generic_plan"])[0].string("t") == "ab")
+            #expect(try connection.query(prepared: sql, ["ab"], settings: Self.genericPlan)[0].string("t") == "ab")
         }
     }
 
@@ -199,11 +201,10 @@ import Testing
                 admin.close()
             }
             let sql = "SELECT $1::int AS n"
-            let settings: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan"]
-            #expect(try connection.query(prepared: sql, [1], settings: settings)[0].int("n") == 1)
+            #expect(try connection.query(prepared: sql, [1], settings: Self.genericPlan)[0].int("n") == 1)
             let pid = try connection.query("SELECT pg_backend_pid() AS pid")[0].int("pid") ?? 0
             #expect(try admin.query("SELECT pg_terminate_backend($1::int) AS ok", [pid])[0].bool("ok") == true)
-            let error = #expect(throws: PostgresError.self) { try connection.query(prepared: sql, [2], settings: settings) }
+            let error = #expect(throws: PostgresError.self) { try connection.query(prepared: sql, [2], settings: Self.genericPlan) }
             #expect(error?.isConnectionLost == true, "\(String(describing: error))")
         }
     }
