@@ -62,6 +62,28 @@ struct SuccessCompletionTests {
         await cluster.shutdown()
     }
 
+    /// The completion thread's commit (``PostgresWorkerStorage/completeOnThread(_:)``) finishes the
+    /// plain successes it can alone and returns only those: a job under a limit and a fenced-out
+    /// attempt are left, unchanged, for the worker's transaction.
+    @Test func aCommitOnTheCompletionThreadLeavesLimitedAndFencedOutJobs() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.client.setLimit(LimitSpec(name: "test:one", concurrency: 1))
+        let plain = try await running(cluster)
+        let limited = try await running(cluster, limit: "test:one")
+        let stale = try await running(cluster)
+        let storage = PostgresWorkerStorage(postgres: cluster.postgres)
+        let outcomes = [JobOutcome(id: plain, attempt: 1, state: .succeeded), JobOutcome(id: limited, attempt: 1, state: .succeeded),
+                        JobOutcome(id: stale, attempt: 2, state: .succeeded)]
+        let applied = try await BlockingWork.run { try storage.completeOnThread(outcomes) }
+        #expect(applied?.map(\.id) == [plain])
+        #expect(try await row(plain, in: cluster)?.string("state") == "succeeded")
+        #expect(try await row(plain, in: cluster)?.bool("finished") == true)
+        #expect(try await row(limited, in: cluster)?.string("state") == "running", "left to the transaction that settles its limit")
+        #expect(try await row(stale, in: cluster)?.string("state") == "running", "fenced out: another attempt runs it")
+        try await storage.markStopped(workerID: "w", succeeded: 1, failed: 0)
+        await cluster.shutdown()
+    }
+
     /// The one-statement completion keeps the fencing of ``JobLifecycle/complete(state:attempts:outcome:attempt:rescheduled:)``
     /// in every state: only the running attempt it names is finished.
     @Test func aSuccessAloneIsFencedLikeAnyCompletion() async throws {

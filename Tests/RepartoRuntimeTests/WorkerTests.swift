@@ -303,6 +303,69 @@ import Testing
         try await harness.stop()
     }
 
+    /// A plain success is committed on the worker's completion thread, not through the batcher
+    /// of tasks, and acked.
+    @Test func aPlainSuccessIsCommittedOnTheCompletionThread() async throws {
+        let harness = Harness()
+        let id = harness.storage.insert(kind: NoopJob.kind)
+        let delivery = harness.transport.deliver(id.uuidString)
+        await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag)
+        #expect(harness.storage.threadCompletions == [[id]])
+        #expect(harness.storage.completeCalls.isEmpty)
+        try await harness.stop()
+    }
+
+    /// A commit on the completion thread that fails (the connection was lost) is made again from
+    /// a task, with the usual retries: the job is committed and acked once.
+    @Test func aFailedCommitOnTheCompletionThreadIsMadeFromATask() async throws {
+        let harness = Harness()
+        harness.storage.failThreadCompletions(1)
+        let id = harness.storage.insert(kind: NoopJob.kind)
+        let delivery = harness.transport.deliver(id.uuidString)
+        await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag)
+        #expect(harness.storage.threadCompletions.isEmpty)
+        #expect(harness.storage.completeCalls == [[id]])
+        try await harness.stop()
+        #expect(harness.storage.stopped(harness.worker.identity.id)?.succeeded == 1)
+    }
+
+    struct Held: JobParameters {
+        static let kind = "test.held"
+    }
+
+    /// What the completion thread's commit leaves (here a success fenced out: the job was taken
+    /// back from this worker meanwhile) goes to the batcher, which finds it fenced out too and
+    /// acks it uncounted.
+    @Test func aSuccessTheCompletionThreadLeavesIsCommittedFromATaskAndAckedUncounted() async throws {
+        let transport = InMemoryJobTransport()
+        let storage = InMemoryWorkerStorage()
+        let entered = Mutex(false)
+        let released = Mutex(false)
+        let registry = JobRegistry.withBuiltins()
+        registry.register(Held.self) { _, _ in
+            entered.withLock { $0 = true }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !released.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        let worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 2, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+        let running = Task { try await worker.run() }
+        let id = storage.insert(kind: Held.kind)
+        let delivery = transport.deliver(id.uuidString)
+        try await Self.waitUntil("the job to run") { entered.withLock { $0 } }
+        storage.update(id) { $0.state = .queued; $0.workerID = nil }  // taken back meanwhile (a rescue)
+        released.withLock { $0 = true }
+        let settled = await transport.settlements(atLeast: 1)
+        #expect(settled[delivery.deliveryTag] == .ack)
+        #expect(storage.threadCompletions == [[id]])
+        #expect(storage.completeCalls == [[id]])
+        #expect(storage.row(id)?.state == .queued)
+        await transport.close()
+        try await running.value
+        #expect(storage.stopped(worker.identity.id)?.succeeded == 0)
+    }
+
     @Test func aRetryableFailureIsCommittedFailedWithABackoffAndAcked() async throws {
         let harness = Harness()
         let id = harness.storage.insert(kind: FailJob.kind, parameters: #"{"message": "flaky"}"#, maxAttempts: 3)

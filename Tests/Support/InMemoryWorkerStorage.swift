@@ -40,6 +40,9 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         var claimCalls: [[UUID]] = []
         var arrivalClaims = 0
         var arrivalFailures = 0
+        var threadCompletions: [[UUID]] = []
+        var threadCompletionFailures = 0
+        var completeCalls: [[UUID]] = []
     }
 
     private let state = Mutex(State())
@@ -167,25 +170,51 @@ public final class InMemoryWorkerStorage: WorkerStorage {
                           maxAttempts: row.maxAttempts)
     }
 
+    /// The next `count` calls of ``completeOnThread(_:)`` fail as if the connection was lost.
+    public func failThreadCompletions(_ count: Int) { state.withLock { $0.threadCompletionFailures = count } }
+
+    /// The ids of each ``completeOnThread(_:)`` call that committed.
+    public var threadCompletions: [[UUID]] { state.withLock { $0.threadCompletions } }
+
+    /// The ids of each ``complete(_:)`` call so far.
+    public var completeCalls: [[UUID]] { state.withLock { $0.completeCalls } }
+
+    public func completeOnThread(_ outcomes: [JobOutcome]) throws -> [JobOutcome]? {
+        try state.withLock { state in
+            if state.threadCompletionFailures > 0 {
+                state.threadCompletionFailures -= 1
+                throw PostgresError(.connection, message: "connection lost (injected)")
+            }
+            state.threadCompletions.append(outcomes.map(\.id))
+            return Self.apply(outcomes, in: &state)
+        }
+    }
+
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
         state.withLock { state in
-            outcomes.filter { outcome in
-                guard var row = state.rows[outcome.id],
-                      let outcomeState = JobState(rawValue: outcome.state.rawValue),
-                      let completion = JobLifecycle.complete(state: row.state, attempts: row.attempts, outcome: outcomeState,
-                                                             attempt: outcome.attempt, rescheduled: outcome.isRescheduled)
-                else { return false }
-                row.state = completion.state
-                row.publishPending = completion.republish
-                if !completion.countsAttempt { row.attempts -= 1 }
-                if !completion.keepsWorker { row.workerID = nil }
-                if outcomeState != .queued { row.crashes = 0 }  // a hand-back ends no attempt
-                row.result = outcome.result ?? row.result
-                row.lastError = outcome.error ?? row.lastError
-                row.retryDelay = outcome.retryDelay
-                state.rows[outcome.id] = row
-                return true
-            }
+            state.completeCalls.append(outcomes.map(\.id))
+            return Self.apply(outcomes, in: &state)
+        }
+    }
+
+    /// Applies the outcomes whose job still runs their attempt (``JobLifecycle``'s fencing).
+    private static func apply(_ outcomes: [JobOutcome], in state: inout State) -> [JobOutcome] {
+        outcomes.filter { outcome in
+            guard var row = state.rows[outcome.id],
+                  let outcomeState = JobState(rawValue: outcome.state.rawValue),
+                  let completion = JobLifecycle.complete(state: row.state, attempts: row.attempts, outcome: outcomeState,
+                                                         attempt: outcome.attempt, rescheduled: outcome.isRescheduled)
+            else { return false }
+            row.state = completion.state
+            row.publishPending = completion.republish
+            if !completion.countsAttempt { row.attempts -= 1 }
+            if !completion.keepsWorker { row.workerID = nil }
+            if outcomeState != .queued { row.crashes = 0 }  // a hand-back ends no attempt
+            row.result = outcome.result ?? row.result
+            row.lastError = outcome.error ?? row.lastError
+            row.retryDelay = outcome.retryDelay
+            state.rows[outcome.id] = row
+            return true
         }
     }
 

@@ -103,6 +103,14 @@ public final class Worker: Service, Sendable {
     private let relay: OutboxRelay?
     private let state: Mutex<State>
     private let completions: Batcher<Completed>
+    /// Commits plain successes on a thread of its own (``WorkerStorage/completeOnThread(_:)``):
+    /// through ``completions`` a job's outcome crossed to a new task, the completions
+    /// connection's queue and back. Nil when the process is out of descriptors: every outcome
+    /// then goes through ``completions``.
+    private let completionThread: ThreadBatcher<Completed>?
+    /// Until when outcomes skip ``completionThread``'s storage call after it failed (a
+    /// lost connection): ``completions`` retries them with its backoff meanwhile.
+    private let threadCompletionsPausedUntil = Mutex<ContinuousClock.Instant?>(nil)
     /// Times and sends the heartbeats. Timed on Swift's cooperative pool, a live worker's
     /// heartbeat came more than three intervals late while handlers kept the pool busy, and the
     /// coordinator's rescue counted a crash against each job it was running.
@@ -154,6 +162,14 @@ public final class Worker: Service, Sendable {
         // The batcher calls back into self, which does not exist yet: it reaches it through a box.
         let box = WorkerBox()
         completions = Batcher(maxBatch: 1000) { batch in await box.worker?.commit(batch) }
+        do {
+            completionThread = try ThreadBatcher(name: "reparto-commits", maxBatch: 1000) { batch in
+                box.worker?.commitOnThread(batch)
+            }
+        } catch {
+            logger.warning("the completion thread cannot start; outcomes are committed from tasks", metadata: ["error": "\(error)"])
+            completionThread = nil
+        }
         box.worker = self
     }
 
@@ -186,6 +202,7 @@ public final class Worker: Service, Sendable {
         } onGracefulShutdown: {
             Task { await self.drain() }
         }
+        await completionThread?.stop()
         await heartbeatThread.stop()
         await relay?.stop()
         do {
@@ -358,7 +375,10 @@ public final class Worker: Service, Sendable {
                 // deliver more). The job leaves `running` only once its outcome is queued: a drain
                 // that finds nothing running then finds every outcome in the batcher.
                 releaseSlots(1, ending: job.id)
-                completions.add(Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID))
+                let completed = Completed(outcome: outcome, delivery: delivery, kind: job.kind, productionID: job.productionID)
+                if !JobStore.completesAlone(outcome) || completionThread?.add(completed) != true {
+                    completions.add(completed)
+                }
                 self.state.withLock { state in
                     state.running[job.id] = nil
                     state.cancelRequested.remove(job.id)
@@ -467,7 +487,35 @@ public final class Worker: Service, Sendable {
             }
             applied = each
         }
-        let byID = Dictionary((applied ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        acknowledge(batch, applied: applied ?? [])
+    }
+
+    /// The completion thread's flush: commits plain successes there, blocking it, and acks them;
+    /// hands what that left (under a limit, fenced out) or could not commit to ``completions``.
+    @available(*, noasync)
+    private func commitOnThread(_ batch: [Completed]) {
+        let paused = threadCompletionsPausedUntil.withLock { until in until.map { ContinuousClock.now < $0 } ?? false }
+        var applied: [JobOutcome]?
+        if !paused {
+            do {
+                applied = try storage.completeOnThread(batch.map(\.outcome))
+            } catch {
+                threadCompletionsPausedUntil.withLock { $0 = .now + .seconds(1) }
+                logger.warning("committing job results on the completion thread failed; committing them from a task",
+                               metadata: ["error": "\(error)", "jobs": "\(batch.count)"])
+            }
+        }
+        guard let applied else { return completions.add(contentsOf: batch) }
+        let ids = Set(applied.map(\.id))
+        let left = batch.filter { !ids.contains($0.outcome.id) }
+        if !left.isEmpty { completions.add(contentsOf: left) }
+        acknowledge(batch.filter { ids.contains($0.outcome.id) }, applied: applied)
+    }
+
+    /// Counts committed outcomes, then acks, requeues or dead-letters their deliveries; a
+    /// delivery whose outcome did not apply (fenced out) is acked uncounted.
+    private func acknowledge(_ batch: [Completed], applied: [JobOutcome]) {
+        let byID = Dictionary(applied.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let decisions = batch.map { item in
             let committed = byID[item.outcome.id]
             return AttemptDecision.acknowledgement(for: committed?.state, rescheduled: committed?.isRescheduled ?? false)
@@ -597,6 +645,8 @@ public final class Worker: Service, Sendable {
         while state.withLock({ $0.claiming }) { try? await Task.sleep(for: .milliseconds(5)) }
         let late = state.withLock { Array($0.running.values) }
         for task in late { task.cancel(); await task.value }
+        // The thread's flush hands what it leaves to the batcher before it counts as idle.
+        await completionThread?.waitUntilIdle()
         await completions.waitUntilIdle()
         await consumer.close()
     }

@@ -26,6 +26,12 @@ public protocol WorkerStorage: Sendable {
     /// rest); returns those that applied (not fenced out), after effect failures were turned into
     /// failures.
     func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome]
+    /// Commits plain successes (``JobStore/completesAlone(_:)``) on the calling thread, which it
+    /// blocks: the worker calls it on its completion thread (never on Swift's cooperative pool).
+    /// Returns those that applied; the worker commits the others (under a limit, fenced out)
+    /// through ``complete(_:)``. Returns nil when it cannot commit without waiting; the worker
+    /// then commits them all through ``complete(_:)``, as it does when this throws.
+    func completeOnThread(_ outcomes: [JobOutcome]) throws -> [JobOutcome]?
     /// Records the worker alive; returns its running jobs to cancel and the local jobs it lost.
     /// `held`: per routing key, the deliveries the worker holds unclaimed (``Worker``'s pending ones and
     /// the suspects waiting to run alone).
@@ -49,6 +55,8 @@ extension WorkerStorage {
     public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {}
     /// Storage without connections (in-memory tests) has nothing to ready.
     public func prepare(workerID: String) async throws {}
+    /// Storage that cannot commit on the caller's thread leaves every outcome to ``complete(_:)``.
+    public func completeOnThread(_ outcomes: [JobOutcome]) throws -> [JobOutcome]? { nil }
 }
 
 /// PostgreSQL as ``WorkerStorage``: ``JobStore``'s statements on a `PostgresClient`'s connections.
@@ -73,9 +81,11 @@ public struct PostgresWorkerStorage: WorkerStorage {
     private let arrivals: BlockingPostgresConnection
     /// The connection that commits plain successes (``JobStore/completesAlone(_:)``), one
     /// statement each batch outside a transaction block: its session has
-    /// ``JobStore/completionSessionSettings`` (`SET LOCAL` needs a transaction). The other
-    /// outcomes commit in a transaction on the shared pool, where their effects run.
-    private let completions: PostgresClient
+    /// ``JobStore/completionSessionSettings`` (`SET LOCAL` needs a transaction). The worker's
+    /// completion thread uses it directly (``completeOnThread(_:)``), ``complete(_:)`` from a
+    /// blocking-work thread. The other outcomes commit in a transaction on the shared pool,
+    /// where their effects run.
+    private let completions: BlockingPostgresConnection
     private let progress: ProgressNotifier
 
     public init(postgres: PostgresClient, defaultLimits: [String: String] = [:]) {
@@ -84,15 +94,20 @@ public struct PostgresWorkerStorage: WorkerStorage {
         heartbeats = BlockingPostgresConnection(configuration: postgres.configuration)
         claims = Self.ownConnection(postgres, settings: JobStore.claimSessionSettings)
         arrivals = BlockingPostgresConnection(configuration: claims.configuration)
-        completions = Self.ownConnection(postgres, settings: JobStore.completionSessionSettings)
+        completions = BlockingPostgresConnection(configuration: Self.ownConfiguration(postgres, settings: JobStore.completionSessionSettings))
         progress = ProgressNotifier(postgres: postgres)
     }
 
     /// A connection of the worker's own, to the pool's database, whose session also has `settings`.
     private static func ownConnection(_ postgres: PostgresClient, settings: [String: String]) -> PostgresClient {
+        PostgresClient(configuration: ownConfiguration(postgres, settings: settings), maxConnections: 1)
+    }
+
+    /// The pool's configuration, whose sessions also have `settings`.
+    private static func ownConfiguration(_ postgres: PostgresClient, settings: [String: String]) -> PostgresConfiguration {
         var configuration = postgres.configuration
         configuration.sessionSettings.merge(settings) { _, own in own }
-        return PostgresClient(configuration: configuration, maxConnections: 1)
+        return configuration
     }
 
     public func claim(_ ids: [UUID], workerID: String) async throws -> (claimed: [ClaimedJob], rest: [UUID]) {
@@ -121,7 +136,8 @@ public struct PostgresWorkerStorage: WorkerStorage {
         _ = try await BlockingWork.run {
             try arrivals.run { try JobStore.claimFast([], workerID: workerID, defaultLimits: defaults, on: $0) }
         }
-        try await completions.withConnection { try JobStore.prepareCompletions(on: $0) }
+        let completions = self.completions
+        try await BlockingWork.run { try completions.run { try JobStore.prepareCompletions(on: $0) } }
     }
 
     public func claimControlled(_ ids: [UUID], workerID: String, alone: Bool) async throws -> (claimed: [ClaimedJob], suspects: [UUID]) {
@@ -143,7 +159,8 @@ public struct PostgresWorkerStorage: WorkerStorage {
         var rest = outcomes.filter { !JobStore.completesAlone($0) }
         let alone = outcomes.filter(JobStore.completesAlone)
         if !alone.isEmpty {
-            let done = try await completions.withConnection { try JobStore.completeSucceeded(alone, on: $0) }
+            let completions = self.completions
+            let done = try await BlockingWork.run { [alone] in try completions.run { try JobStore.completeSucceeded(alone, on: $0) } }
             final = done.applied
             progressed = done.progressed
             let applied = Set(done.applied.map(\.id))
@@ -158,6 +175,13 @@ public struct PostgresWorkerStorage: WorkerStorage {
         }
         progress.notify(progressed)
         return final
+    }
+
+    @available(*, noasync)
+    public func completeOnThread(_ outcomes: [JobOutcome]) throws -> [JobOutcome]? {
+        let done = try completions.run { try JobStore.completeSucceeded(outcomes, on: $0) }
+        progress.notify(done.progressed)
+        return done.applied
     }
 
     public func heartbeat(_ worker: WorkerIdentity, succeeded: Int, failed: Int, inFlight: Int,
@@ -181,13 +205,13 @@ public struct PostgresWorkerStorage: WorkerStorage {
     /// The heartbeat's, the claims' and the completions' connections (the shared pool is its
     /// owner's to close).
     private func closeOwnConnections() async {
-        let (heartbeats, arrivals) = (self.heartbeats, self.arrivals)
+        let (heartbeats, arrivals, completions) = (self.heartbeats, self.arrivals, self.completions)
         _ = try? await BlockingWork.run {
             heartbeats.close()
             arrivals.close()
+            completions.close()
         }
         await claims.shutdown()
-        await completions.shutdown()
     }
 
     public func recordKinds(_ kinds: [(kind: String, crashLimit: Int)]) async throws {
