@@ -130,15 +130,17 @@ struct ClaimPlanTests {
     }
 
     /// A production's stage check counts, under the lock every enqueue into it waits for, only its
-    /// dead and cancelled jobs, through the index made for them: not its 20,000 succeeded ones.
+    /// dead and cancelled jobs, through the index made for them: not its 20,000 succeeded ones;
+    /// and it looks for a job to run through the index of active jobs.
     @Test func aStageCheckUnderTheProductionsLockReadsOnlyItsEndedJobs() async throws {
         let (cluster, _, _) = try await populatedCluster()
         let production = try await cluster.postgres.query("SELECT production_id FROM jobs LIMIT 1").first?.uuid("production_id")
-        let argument = "'\(production?.uuidString.lowercased() ?? "")'"
-        #expect(try await jobIndexes(JobStore.endedJobCountsStatement, types: "uuid", arguments: argument,
-                                     on: cluster) == ["jobs_production_ended"])
-        #expect(try await jobIndexes(JobStore.endedJobCountsStatement, types: "uuid", arguments: argument,
-                                     generic: true, on: cluster) == ["jobs_production_ended"])
+        let arguments = "'\(production?.uuidString.lowercased() ?? "")'"
+        let expected: Set = ["jobs_production_ended", "jobs_active_stage"]
+        #expect(try await jobIndexes(JobStore.stageRecheckStatement, types: "uuid", arguments: arguments,
+                                     on: cluster) == expected)
+        #expect(try await jobIndexes(JobStore.stageRecheckStatement, types: "uuid", arguments: arguments,
+                                     generic: true, on: cluster) == expected)
         // And it counts them: one dead, one cancelled, beside the succeeded ones.
         try await cluster.postgres.query("""
             UPDATE jobs SET state = CASE WHEN n = 1 THEN 'dead' ELSE 'cancelled' END, finished_at = now()
@@ -146,9 +148,33 @@ struct ClaimPlanTests {
             WHERE jobs.id = two.id
             """)
         let counts = try await cluster.postgres.withConnection { connection in
-            try connection.query(JobStore.endedJobCountsStatement, [production]).first
+            try connection.query(JobStore.stageRecheckStatement, [production]).first
         }
         #expect(counts?.int("dead") == 1 && counts?.int("cancelled") == 1)
+        #expect(counts?.bool("busy") == true, "queued jobs are left in the stage")
+        await cluster.shutdown()
+    }
+
+    /// The coordinator's lock for a stage transition looks for a job to run through the index of
+    /// active jobs, in custom and generic plans, also when that index holds the earlier row
+    /// versions of 20,000 jobs that ran (no vacuum since): given the production's id and stage
+    /// as such, the planner read all 20,000 jobs through the index of all of a production's jobs.
+    @Test func theStageLockLooksForJobsToRunThroughTheActiveIndex() async throws {
+        let cluster = try await TestCluster.make()
+        let production = try await cluster.client.createProduction(name: "ran", plan: "batch", stage: "main")
+        try await cluster.postgres.query("ALTER TABLE jobs SET (autovacuum_enabled = false)")
+        try await cluster.postgres.query("""
+            INSERT INTO jobs (id, kind, queue, state, production_id, stage, attempts, publish_pending)
+            SELECT gen_random_uuid(), 'noop', 'default', 'queued', $1, 'main', 0, false FROM generate_series(1, 20000)
+            """, [production])
+        try await cluster.postgres.query("UPDATE jobs SET state = 'running', attempts = 1, worker_id = 'w', started_at = now()")
+        try await cluster.postgres.query("UPDATE jobs SET state = 'succeeded', finished_at = now()")
+        try await cluster.postgres.query("ANALYZE jobs")
+        let arguments = "'\(production.uuidString.lowercased())', 'main'"
+        for generic in [false, true] {
+            #expect(try await jobIndexes(JobStore.lockIdleStageStatement, types: "uuid, text", arguments: arguments,
+                                         generic: generic, on: cluster) == ["jobs_active_stage"], "generic: \(generic)")
+        }
         await cluster.shutdown()
     }
 

@@ -76,43 +76,71 @@ extension JobStore {
             }
     }
 
-    /// Locks a production for a stage transition; nil when it moved on or ended meanwhile.
+    /// Locks a production for a stage transition; nil when its stage has a job to run (one
+    /// enqueued since the candidates were read), or it moved on or ended meanwhile.
+    ///
+    /// Every enqueue into the production waits for this lock, so it is taken only if the stage
+    /// has no job to run in the same statement (at 1,500 jobs/s fed into one batch, the stage
+    /// looked done between enqueues about 20 times a second). Under the lock, one statement more
+    /// (``stageRecheckStatement``) reads with a fresh snapshot: the lock statement's predates a
+    /// job committed while it waited for the lock.
     @available(*, noasync)
     static func lockProductionForAdvance(_ id: UUID, stage: String, on connection: PostgresConnection) throws -> ProductionSnapshot? {
-        guard let row = try connection.query("""
-            SELECT id, name, plan, stage, params FROM productions WHERE id = $1 AND state = 'running' AND stage = $2 FOR UPDATE
-            """, [id, stage]).first else { return nil }
-        let active = try connection.query("""
-            SELECT count(*) AS n FROM jobs WHERE production_id = $1 AND stage = $2 AND state IN \(JobLifecycle.sqlList(JobLifecycle.active))
-            """, [id, stage]).first?.int("n") ?? 0
-        guard active == 0 else { return nil }
-        let counts = try connection.query(endedJobCountsStatement, [id]).first
+        guard let row = try connection.query(prepared: lockIdleStageStatement, [id, stage]).first,
+              let checked = try connection.query(prepared: stageRecheckStatement, [id]).first,
+              checked.bool("busy") == false else { return nil }
         return ProductionSnapshot(
             id: id, name: row.string("name") ?? "", plan: row.string("plan") ?? "batch", stage: stage,
             parameters: Data((row.string("params") ?? "{}").utf8),
-            dead: counts?.int("dead") ?? 0, cancelled: counts?.int("cancelled") ?? 0)
+            dead: checked.int("dead") ?? 0, cancelled: checked.int("cancelled") ?? 0)
     }
 
-    /// A production's dead and cancelled jobs (`$1`: its id), counted under its lock. Only those
-    /// are read (runtime migration 0015's index): every enqueue into the production waits for
-    /// that lock, and counting its succeeded jobs as well read all of its jobs.
-    static let endedJobCountsStatement = """
-        SELECT count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-        FROM jobs WHERE production_id = $1 AND state IN ('dead', 'cancelled')
+    // The stage's jobs are looked for through the production's row (`j.production_id = p.id`,
+    // `j.stage IS NOT DISTINCT FROM p.stage`), as in ``stagesReadyToAdvance(on:)``: given the id
+    // and the stage themselves, the planner costed the active-stage index, bloated by every
+    // job's earlier row versions, above the index of all of a production's jobs, and read all
+    // 15,000 of them (20 ms) instead of the few still to run (0.05 ms).
+
+    /// Locks production `$1` if it runs stage `$2` and that stage has no job to run.
+    static let lockIdleStageStatement = """
+        SELECT p.id, p.name, p.plan, p.stage, p.params FROM productions p
+        WHERE p.id = $1 AND p.state = 'running' AND p.stage = $2
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
+                            AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active)))
+        FOR UPDATE OF p
         """
+
+    /// Under production `$1`'s lock: whether its stage has a job to run after all, and its dead
+    /// and cancelled jobs. Only those are counted (runtime migration 0015's index): counting its
+    /// succeeded jobs as well read all of its jobs under the lock.
+    static let stageRecheckStatement = """
+        SELECT EXISTS (SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
+                         AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active))) AS busy,
+               ended.dead, ended.cancelled
+        FROM productions p,
+             LATERAL (SELECT count(*) FILTER (WHERE e.state = 'dead') AS dead, count(*) FILTER (WHERE e.state = 'cancelled') AS cancelled
+                      FROM jobs e WHERE e.production_id = p.id AND e.state IN ('dead', 'cancelled')) AS ended
+        WHERE p.id = $1
+        """
+
+    // The update and its notification are one statement: a stage transition holds the
+    // production's lock, which enqueues into it wait for, until its commit.
 
     @available(*, noasync)
     static func moveProduction(_ id: UUID, toStage stage: String, on connection: PostgresConnection) throws {
-        try connection.query("UPDATE productions SET stage = $2, updated_at = now() WHERE id = $1", [id, stage])
-        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
+        try connection.query("""
+            WITH moved AS (UPDATE productions SET stage = $2, updated_at = now() WHERE id = $1)
+            SELECT pg_notify($3, $4)
+            """, [id, stage, progressChannel, id.uuidString.lowercased()])
     }
 
     @available(*, noasync)
     static func finishProduction(_ id: UUID, withFailures: Bool, reason: String? = nil, on connection: PostgresConnection) throws {
         try connection.query("""
-            UPDATE productions SET state = $2, finished_at = now(), updated_at = now(), finish_reason = $3
-            WHERE id = $1 AND state = 'running'
-            """, [id, withFailures ? "completed_with_failures" : "completed", reason])
-        try connection.notify(progressChannel, payload: id.uuidString.lowercased())
+            WITH finished AS (
+                UPDATE productions SET state = $2, finished_at = now(), updated_at = now(), finish_reason = $3
+                WHERE id = $1 AND state = 'running')
+            SELECT pg_notify($4, $5)
+            """, [id, withFailures ? "completed_with_failures" : "completed", reason, progressChannel, id.uuidString.lowercased()])
     }
 }
