@@ -156,9 +156,10 @@ struct ClaimPlanTests {
     }
 
     /// The coordinator's lock for a stage transition looks for a job to run through the index of
-    /// active jobs, in custom and generic plans, also when that index holds the earlier row
-    /// versions of 20,000 jobs that ran (no vacuum since): given the production's id and stage
-    /// as such, the planner read all 20,000 jobs through the index of all of a production's jobs.
+    /// active jobs, in custom and generic plans, with that index holding the earlier row versions
+    /// of 20,000 jobs that ran (no vacuum since). (The plan that read all of a production's jobs
+    /// instead came from statistics of a busy table this test does not reproduce; it was seen in
+    /// `pg_stat_user_indexes` during a benchmark.)
     @Test func theStageLockLooksForJobsToRunThroughTheActiveIndex() async throws {
         let cluster = try await TestCluster.make()
         let production = try await cluster.client.createProduction(name: "ran", plan: "batch", stage: "main")
