@@ -304,27 +304,16 @@ import Testing
     }
 
     /// A plain success is committed on the worker's completion thread, not through the batcher
-    /// of tasks, and acked.
-    @Test func aPlainSuccessIsCommittedOnTheCompletionThread() async throws {
+    /// of tasks, and acked. When that commit fails (the connection was lost), it is made again
+    /// from a task, with the usual retries: the job is committed, counted and acked once.
+    @Test(arguments: [false, true]) func aPlainSuccessIsCommittedOnTheCompletionThread(failing: Bool) async throws {
         let harness = Harness()
+        if failing { harness.storage.failThreadCompletions(1) }
         let id = harness.storage.insert(kind: NoopJob.kind)
         let delivery = harness.transport.deliver(id.uuidString)
         await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag)
-        #expect(harness.storage.threadCompletions == [[id]])
-        #expect(harness.storage.completeCalls.isEmpty)
-        try await harness.stop()
-    }
-
-    /// A commit on the completion thread that fails (the connection was lost) is made again from
-    /// a task, with the usual retries: the job is committed and acked once.
-    @Test func aFailedCommitOnTheCompletionThreadIsMadeFromATask() async throws {
-        let harness = Harness()
-        harness.storage.failThreadCompletions(1)
-        let id = harness.storage.insert(kind: NoopJob.kind)
-        let delivery = harness.transport.deliver(id.uuidString)
-        await harness.expectSucceededOnceAndAcked(id, tag: delivery.deliveryTag)
-        #expect(harness.storage.threadCompletions.isEmpty)
-        #expect(harness.storage.completeCalls == [[id]])
+        #expect(harness.storage.threadCompletions == (failing ? [] : [[id]]))
+        #expect(harness.storage.completeCalls == (failing ? [[id]] : []))
         try await harness.stop()
         #expect(harness.storage.stopped(harness.worker.identity.id)?.succeeded == 1)
     }
