@@ -179,6 +179,22 @@ struct ClaimPlanTests {
         await cluster.shutdown()
     }
 
+    /// The coordinator's pass looks for running productions whose stage has nothing left to run
+    /// without reading `productions` or `jobs` whole, also with statistics that put every job in
+    /// one production (where the planner judged the active-stage index no better than a
+    /// sequential scan of `jobs`): through `productions_running` and the active-stage index.
+    @Test func theCoordinatorsPassReadsNoTableWhole() async throws {
+        let (cluster, _, _) = try await populatedCluster()
+        let plan = try await cluster.postgres.withConnection { connection in
+            for (name, value) in JobStore.stageProbePlanSettings { try connection.execute("SET \(name) TO \(value)") }
+            defer { try? connection.execute("RESET enable_seqscan") }
+            return try connection.query("EXPLAIN (FORMAT JSON) \(JobStore.stagesReadyStatement)").first?.string("QUERY PLAN") ?? ""
+        }
+        #expect(!plan.contains("Seq Scan"), "\(plan)")
+        #expect(plan.contains("productions_running") && plan.contains("jobs_active_stage"), "\(plan)")
+        await cluster.shutdown()
+    }
+
     /// A small enqueue's generic plan, made on an empty database (a producer's connection keeps
     /// it as the tables fill): the production it locks is read through its key, not by scanning
     /// `productions`, and no table is scanned whole. Also where row-level security does not

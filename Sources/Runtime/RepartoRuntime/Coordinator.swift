@@ -203,7 +203,7 @@ public final class Coordinator: Service, Sendable {
                 continue
             }
             do {
-                try db.transaction { connection in
+                try db.transaction(settings: JobStore.stageProbePlanSettings) { connection in
                     guard let snapshot = try JobStore.lockProductionForAdvance(candidate.id, stage: candidate.stage, on: connection) else {
                         return
                     }
