@@ -79,9 +79,7 @@ extension JobStore {
 
     static let stagesReadyStatement = """
         SELECT p.id, p.plan, p.stage FROM productions p
-        WHERE p.state = 'running' AND NOT EXISTS (
-            SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
-              AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active)))
+        WHERE p.state = 'running' AND NOT EXISTS (\(stageJobToRun))
         ORDER BY p.created_at
         LIMIT 100
         """
@@ -108,18 +106,22 @@ extension JobStore {
             dead: checked.int("dead") ?? 0, cancelled: checked.int("cancelled") ?? 0)
     }
 
-    // The stage's jobs are looked for through the production's row (`j.production_id = p.id`,
-    // `j.stage IS NOT DISTINCT FROM p.stage`), as in ``stagesReadyToAdvance(on:)``: given the id
-    // and the stage themselves, the planner costed the active-stage index, bloated by every
-    // job's earlier row versions, above the index of all of a production's jobs, and read all
-    // 15,000 of them (20 ms) instead of the few still to run (0.05 ms).
+    /// A job left to run in production `p`'s stage, for the candidates, the lock and its recheck.
+    /// It reaches the stage's jobs through the production's row (`j.production_id = p.id`,
+    /// `j.stage IS NOT DISTINCT FROM p.stage`): given the id and the stage themselves, the planner
+    /// costed the active-stage index, bloated by every job's earlier row versions, above the index
+    /// of all of a production's jobs, and read all 15,000 of them (20 ms) instead of the few still
+    /// to run (0.05 ms).
+    static let stageJobToRun = """
+        SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
+          AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active))
+        """
 
     /// Locks production `$1` if it runs stage `$2` and that stage has no job to run.
     static let lockIdleStageStatement = """
         SELECT p.id, p.name, p.plan, p.stage, p.params FROM productions p
         WHERE p.id = $1 AND p.state = 'running' AND p.stage = $2
-          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
-                            AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active)))
+          AND NOT EXISTS (\(stageJobToRun))
         FOR UPDATE OF p
         """
 
@@ -128,8 +130,7 @@ extension JobStore {
     /// succeeded jobs as well read all of its jobs under the lock.
     static let stageRecheckStatement = """
         WITH plans AS MATERIALIZED (SELECT set_config('enable_seqscan', 'on', true) AS seqscan)
-        SELECT EXISTS (SELECT 1 FROM jobs j WHERE j.production_id = p.id AND j.stage IS NOT DISTINCT FROM p.stage
-                         AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.active))) AS busy,
+        SELECT EXISTS (\(stageJobToRun)) AS busy,
                ended.dead, ended.cancelled
         FROM productions p,
              LATERAL (SELECT count(*) FILTER (WHERE e.state = 'dead') AS dead, count(*) FILTER (WHERE e.state = 'cancelled') AS cancelled
