@@ -167,7 +167,7 @@ public struct PostgresWorkerStorage: WorkerStorage {
             rest += alone.filter { !applied.contains($0.id) }
         }
         if !rest.isEmpty {
-            let done = try await postgres.withTransaction(settings: JobStore.idKeyedPlanSettings) { [rest] in
+            let done = try await postgres.withTransaction(settings: JobStore.completionPlanSettings) { [rest] in
                 try JobStore.completeDeferringProgress(rest, genericPlansSet: true, on: $0)
             }
             final += done.outcomes

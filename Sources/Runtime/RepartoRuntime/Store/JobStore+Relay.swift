@@ -21,15 +21,16 @@ extension JobStore {
     }
 
     /// `$1` the batch size, `$2` the seconds an entry must have been due (a standby's grace).
+    /// The taken ids are an array, not a join: a generic plan made while `jobs` was empty and
+    /// vacuumed joined them by reading `jobs` whole, taking the batch again for each row.
     static let takeStatement = """
         UPDATE jobs j SET publish_pending = false
-        FROM (SELECT id FROM jobs
-              WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
-                AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
-              ORDER BY run_after
-              LIMIT $1
-              FOR UPDATE SKIP LOCKED) AS due
-        WHERE j.id = due.id
+        WHERE j.id = ANY(ARRAY(SELECT id FROM jobs
+                               WHERE publish_pending AND run_after <= now() - make_interval(secs => $2::float8)
+                                 AND state IN \(JobLifecycle.sqlList(JobLifecycle.waiting))
+                               ORDER BY run_after
+                               LIMIT $1
+                               FOR UPDATE SKIP LOCKED))
         RETURNING j.id, j.kind, j.queue, j.priority, extract(epoch FROM j.run_after)::float8 AS due
         """
 

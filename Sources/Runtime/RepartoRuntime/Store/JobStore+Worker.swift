@@ -139,7 +139,7 @@ extension JobStore {
     /// commit (``notifyProgress(_:on:)``): a transaction that notifies holds PostgreSQL's
     /// notification lock through its commit, WAL flush included, so every worker's completions
     /// (and every producer's enqueues) would queue behind each other's flushes.
-    /// - Parameter genericPlansSet: the transaction already has ``idKeyedPlanSettings`` (set with
+    /// - Parameter genericPlansSet: the transaction already has ``completionPlanSettings`` (set with
     ///   its `BEGIN`), so the completion statement needs no `SET LOCAL` round trip of its own.
     @available(*, noasync)
     static func completeDeferringProgress(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
@@ -183,7 +183,7 @@ extension JobStore {
         return (final, progressed)
     }
 
-    static let resetPlannerSettings = "SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT"
+    static let resetPlannerSettings = completionPlanSettings.map { "SET LOCAL \($0.key) TO DEFAULT" }.joined(separator: "; ")
 
     @available(*, noasync)
     private static func applyOutcomes(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,
@@ -193,7 +193,9 @@ extension JobStore {
         // the relay at its instant instead of being requeued to the broker.
         // Planned once per connection: re-planning cost more than running it (it stays the primary
         // key's nested loop whatever the batch, which ClaimPlanTests checks).
-        if !genericPlansSet { try connection.execute("SET LOCAL plan_cache_mode TO force_generic_plan; SET LOCAL enable_seqscan TO off") }
+        if !genericPlansSet {
+            try connection.execute(completionPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; "))
+        }
         let rows = try connection.query(prepared: completionStatement, completionArguments(outcomes))
         var limited: [UUID: (key: String, cost: Double)] = [:]
         for row in rows {
@@ -232,12 +234,21 @@ extension JobStore {
     /// first autovacuum) scanned every running job for each job completed, and was kept as long
     /// as the connection: at 30,000 jobs flat out, 0.6 ms a job instead of 0.08.
     static let idKeyedPlanSettings: KeyValuePairs<String, String> = ["plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"]
+    /// ``idKeyedPlanSettings`` for a completion, which joins its outcomes to their jobs: without
+    /// nested loops. A generic plan made while `jobs` was empty and vacuumed (every finished job
+    /// archived) has the table hold nothing; with a nested loop it put `jobs` outside and read
+    /// it whole (or the outcomes again for each job). Hashed, the outcomes meet the jobs read
+    /// through their keys (`j.id = ANY($1)`), whatever the plan thought the table held.
+    static let completionPlanSettings: KeyValuePairs<String, String> = [
+        "plan_cache_mode": "force_generic_plan", "enable_seqscan": "off", "enable_nestloop": "off",
+    ]
     /// The session settings of the connection that only completes successes
-    /// (``completeSucceeded(_:on:)``): ``idKeyedPlanSettings``; its commits wait for the flush.
-    static let completionSessionSettings = Dictionary(uniqueKeysWithValues: idKeyedPlanSettings.map { ($0.key, $0.value) })
+    /// (``completeSucceeded(_:on:)``): ``completionPlanSettings``; its commits wait for the flush.
+    static let completionSessionSettings = Dictionary(uniqueKeysWithValues: completionPlanSettings.map { ($0.key, $0.value) })
     /// The session settings of the connection that only claims: ``idKeyedPlanSettings`` and
     /// commits that do not wait for the WAL flush (see ``PostgresWorkerStorage``).
-    static let claimSessionSettings = completionSessionSettings.merging(["synchronous_commit": "off"]) { _, claim in claim }
+    static let claimSessionSettings = Dictionary(uniqueKeysWithValues: idKeyedPlanSettings.map { ($0.key, $0.value) })
+        .merging(["synchronous_commit": "off"]) { _, claim in claim }
 
     /// Applies outcomes to the jobs still running the same attempt (the fencing token); `$1` … `$8`
     /// are the outcomes' columns.
@@ -300,7 +311,7 @@ extension JobStore {
                 deferrals = j.deferrals + (u.run_at IS NOT NULL OR u.moved)::int
             FROM unnest($1::uuid[], $2::int4[], $3::text[], $4::jsonb[], $5::text[], $6::float8[], $7::float8[], $8::bool[])
                  AS u(id, attempt, state, result, error, delay_s, run_at, moved)
-            WHERE j.id = u.id AND j.state = 'running' AND j.attempts = u.attempt\(condition)
+            WHERE j.id = u.id AND j.id = ANY($1::uuid[]) AND j.state = 'running' AND j.attempts = u.attempt\(condition)
             RETURNING j.id, j.production_id, j.limit_key, coalesce(j.cost, 1) AS cost\(returning)
         """
     }
