@@ -126,6 +126,20 @@ struct ClaimPlanTests {
         await cluster.shutdown()
     }
 
+    /// A heartbeat's look for its worker's cancelled and lost jobs, planned generically on an
+    /// emptied, vacuumed table (the heartbeat's connection keeps the plan): through the running
+    /// jobs' index and the primary key, not a scan of the table.
+    @Test func aHeartbeatsLookupReadsThroughItsIndexesOnAnEmptiedTable() async throws {
+        let cluster = try await TestCluster.make()
+        try await cluster.postgres.query("VACUUM ANALYZE jobs")
+        let settings = JobStore.heartbeatLookupPlanSettings.map { "SET \($0.key) TO \($0.value)" }.joined(separator: "; ")
+        let lookup = try await jobIndexes(JobStore.heartbeatLookupStatement, types: "text, uuid[]",
+                                          arguments: "'worker-a', '{\(UUID().uuidString.lowercased())}'",
+                                          session: settings, on: cluster)
+        #expect(lookup == ["Bitmap Heap Scan", "jobs_running_worker", "jobs_pkey"])
+        await cluster.shutdown()
+    }
+
     /// The relay's statements, planned generically in its session on an empty table (its
     /// connection keeps those plans as the table fills), each through the index made for it,
     /// in a plain index scan: a bitmap scan reads every taken job's dead row version the outbox

@@ -332,15 +332,24 @@ extension JobStore {
                 jobs_failed = EXCLUDED.jobs_failed, in_flight = EXCLUDED.in_flight, held = EXCLUDED.held
             """, [worker.id, worker.host, Int32(worker.pid), worker.queues, worker.concurrency,
                   Int32(exactly: (worker.heartbeatInterval * 1000).rounded()) ?? Int32.max, succeeded, failed, inFlight, heldJSON])
-        let rows = try connection.query(prepared: """
-            SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
-            WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
-               OR (id = ANY($2::uuid[]) AND (state <> 'running' OR worker_id IS DISTINCT FROM $1))
-            """, [worker.id, local])
+        let rows = try connection.query(prepared: heartbeatLookupStatement, [worker.id, local],
+                                        settings: heartbeatLookupPlanSettings)
         let cancel = rows.filter { $0.bool("mine") == true }.compactMap { $0.uuid("id") }
         let lost = rows.filter { $0.bool("mine") != true }.compactMap { $0.uuid("id") }
         return (cancel, lost)
     }
+
+    /// A worker's running jobs whose cancellation was requested (`mine`), and those of `$2` it
+    /// no longer owns: `$1` the worker's id, `$2` the jobs it runs.
+    static let heartbeatLookupStatement = """
+        SELECT id, state = 'running' AND worker_id = $1 AS mine FROM jobs
+        WHERE (worker_id = $1 AND state = 'running' AND cancel_requested)
+           OR (id = ANY($2::uuid[]) AND (state <> 'running' OR worker_id IS DISTINCT FROM $1))
+        """
+
+    /// ``heartbeatLookupStatement`` without sequential scans: its plan, kept by the heartbeat's
+    /// connection, was made for an emptied, vacuumed `jobs` as a scan of the whole table.
+    static let heartbeatLookupPlanSettings: KeyValuePairs<String, String> = ["enable_seqscan": "off"]
 
     @available(*, noasync)
     static func markStopped(workerID: String, succeeded: Int, failed: Int, on connection: PostgresConnection) throws {
