@@ -28,9 +28,9 @@ struct ClaimPlanTests {
                 try connection.execute("SET plan_cache_mode TO force_custom_plan")
             }
             defer { try? connection.execute("RESET plan_cache_mode; RESET enable_seqscan; RESET enable_bitmapscan; RESET enable_nestloop; RESET synchronous_commit") }
-            try connection.execute("PREPARE probe(\(types)) AS \(sql)")
+            try connection.execute("PREPARE probe\(types.isEmpty ? "" : "(\(types))") AS \(sql)")
             defer { try? connection.execute("DEALLOCATE probe") }
-            let row = try connection.query("EXPLAIN (FORMAT JSON) EXECUTE probe(\(arguments))").first
+            let row = try connection.query("EXPLAIN (FORMAT JSON) EXECUTE probe\(arguments.isEmpty ? "" : "(\(arguments))")").first
             let plan = row?.string("QUERY PLAN") ?? ""
             var found = Set<String>()
             func walk(_ node: Any) {
@@ -211,8 +211,16 @@ struct ClaimPlanTests {
     /// without reading `productions` or `jobs` whole, also with statistics that put every job in
     /// one production (where the planner judged the active-stage index no better than a
     /// sequential scan of `jobs`): through `productions_running` and the active-stage index.
-    @Test func theCoordinatorsPassReadsNoTableWhole() async throws {
-        let (cluster, _, _) = try await populatedCluster()
+    /// Also with statistics of an emptied, vacuumed table, where the pass (its plan kept by the
+    /// coordinator's connection) read the whole active-stage index for each running production.
+    @Test(arguments: [false, true]) func theCoordinatorsPassReadsNoTableWhole(emptied: Bool) async throws {
+        let cluster: TestCluster
+        if emptied {
+            cluster = try await TestCluster.make()
+            try await cluster.postgres.query("VACUUM ANALYZE jobs, productions")
+        } else {
+            cluster = try await populatedCluster().0
+        }
         let plan = try await cluster.postgres.withConnection { connection in
             for (name, value) in JobStore.stageProbePlanSettings { try connection.execute("SET \(name) TO \(value)") }
             defer { try? connection.execute("RESET enable_seqscan") }
@@ -220,6 +228,9 @@ struct ClaimPlanTests {
         }
         #expect(!plan.contains("Seq Scan"), "\(plan)")
         #expect(plan.contains("productions_running") && plan.contains("jobs_active_stage"), "\(plan)")
+        let settings = JobStore.stageProbePlanSettings.map { "SET \($0.key) TO \($0.value)" }.joined(separator: "; ")
+        let indexes = try await jobIndexes(JobStore.stagesReadyStatement, types: "", arguments: "", session: settings, on: cluster)
+        #expect(indexes == ["jobs_active_stage"])
         await cluster.shutdown()
     }
 
