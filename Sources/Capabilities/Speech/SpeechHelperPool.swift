@@ -24,7 +24,7 @@ public final class SpeechHelperPool: Sendable {
     ///   - size: helpers, one line each at a time.
     public init(executable: URL, arguments: [String], size: Int) {
         self.size = max(1, size)
-        threads = DedicatedThreads(count: size, name: "reparto-speech-pool") {
+        threads = DedicatedThreads(count: size, name: "reparto-speech") {
             var helper: Helper?
             return { work, _ in
                 do {

@@ -75,8 +75,10 @@ public final class AMQPConsumer: Sendable {
             return !state.started
         }
         guard first else { return }
-        let thread = Thread { [self] in run(receive: receive) }
-        thread.name = "reparto-amqp-consumer"
+        let thread = Thread { [self] in
+            Thread.current.name = "reparto-consume"  // named from inside: Linux ignores a name set before start
+            run(receive: receive)
+        }
         thread.start()
     }
 

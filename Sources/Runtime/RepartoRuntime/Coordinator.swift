@@ -65,7 +65,7 @@ public final class Coordinator: Service, Sendable {
     private let plans: [String: any ProductionPlan]
     private let settings: CoordinatorSettings
     private let logger: Logger
-    private let thread = OwnedThread(name: "reparto-coordinator")
+    private let thread = OwnedThread(name: "reparto-coord")
     private let leaderLockKey: Int64
     /// Production id → failed attempts at advancing it (only the coordinator's thread uses it).
     private let advanceFailures = Mutex<[UUID: Int]>([:])

@@ -46,7 +46,7 @@ public final class JobPublisher: Sendable {
     private let logger: Logger
     private let inbox = Mutex(Inbox())
     private let wake: WakePipe?
-    private let thread = OwnedThread(name: "reparto-job-publisher")
+    private let thread = OwnedThread(name: "reparto-publish")
 
     /// The largest submission published here; larger ones are left to the relay.
     public let maxJobsPerEnqueue: Int

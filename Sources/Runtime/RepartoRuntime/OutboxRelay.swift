@@ -41,7 +41,7 @@ public final class OutboxRelay: Sendable {
     private let logger: Logger
     private let batchSize: Int
     private let namespace: String
-    private let thread = OwnedThread(name: "reparto-outbox-relay")
+    private let thread = OwnedThread(name: "reparto-relay")
     /// Seconds a job may wait for the leading relay before a standby publishes it.
     private let standbyGrace: Double
     /// The relays' leader lock: one per namespace, apart from the coordinators' and the migrators'.

@@ -114,7 +114,7 @@ public final class Worker: Service, Sendable {
     /// Times and sends the heartbeats. Timed on Swift's cooperative pool, a live worker's
     /// heartbeat came more than three intervals late while handlers kept the pool busy, and the
     /// coordinator's rescue counted a crash against each job it was running.
-    private let heartbeatThread = OwnedThread(name: "reparto-worker-heartbeat")
+    private let heartbeatThread = OwnedThread(name: "reparto-beat")
 
     /// A worker on RabbitMQ and PostgreSQL (with an outbox relay when `settings.runsRelay`).
     public convenience init(amqp: AMQPConfiguration, postgres: PostgresClient, registry: JobRegistry,

@@ -57,8 +57,10 @@ public final class DeadlineWatch: @unchecked Sendable {
         entries[nextID] = Entry(deadline: deadline, action: action)
         if !started {
             started = true
-            let thread = Thread { [self] in loop() }
-            thread.name = name
+            let thread = Thread { [self] in
+                Thread.current.name = ThreadName.fitted(name)  // named from inside, as OwnedThread
+                loop()
+            }
             thread.start()
         } else if sleepingForever || (sleepingUntil.map { deadline < $0 } ?? false) {
             condition.signal()

@@ -21,6 +21,8 @@ public final class OwnedThread: Sendable {
     /// Starts `body` on a new thread; it should return soon after ``isStopping`` becomes true.
     public func start(_ body: @escaping @Sendable (OwnedThread) -> Void) {
         let thread = Thread { [self] in
+            // Named from inside: on Linux a name given before `start()` is not applied.
+            Thread.current.name = ThreadName.fitted(name)
             body(self)
             let waiters = state.withLock { state in
                 state.finished = true
@@ -29,7 +31,6 @@ public final class OwnedThread: Sendable {
             }
             waiters.forEach { $0.resume() }
         }
-        thread.name = name
         thread.start()
     }
 

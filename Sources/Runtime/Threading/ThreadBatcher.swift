@@ -28,7 +28,7 @@ public final class ThreadBatcher<Item: Sendable>: Sendable {
     private let flush: @Sendable ([Item]) -> Void
 
     /// - Parameters:
-    ///   - name: the thread's name (Linux keeps at most 15 bytes of it; a longer one is not set).
+    ///   - name: the thread's name (Linux keeps at most 15 bytes of it: ``ThreadName``).
     ///   - maxBatch: the most items one flush takes (at least 1).
     ///   - flush: runs on the batcher's thread, blocking it, with the items in the order added.
     /// - Throws: ``WakePipeError`` when the process is out of descriptors.
