@@ -191,8 +191,9 @@ extension JobStore {
         -> (applied: Set<UUID>, progressed: Set<String>) {
         // A rescheduled outcome ("retry at") is queued again like a hand-back, but published by
         // the relay at its instant instead of being requeued to the broker.
-        // Planned once per connection: re-planning cost more than running it (it stays the primary
-        // key's nested loop whatever the batch, which ClaimPlanTests checks).
+        // Planned once per connection: re-planning cost more than running it (it reads its jobs
+        // through the primary key whatever the batch or the table's statistics, which
+        // ClaimPlanTests checks).
         if !genericPlansSet {
             try connection.execute(completionPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; "))
         }
