@@ -135,6 +135,42 @@ import Testing
         try await running.value
     }
 
+    /// A suspect also waits for the outcomes of the jobs that ended before it to be committed:
+    /// until then their rows still say `running`, and the rescue, which judges "alone" by the
+    /// rows, counted a crash in that window against the job that had ended too (seen in CI as
+    /// an innocent job `running` beside a poison job's attempt).
+    @Test func aSuspectWaitsForTheOutcomesBeforeItToBeCommitted() async throws {
+        let transport = InMemoryJobTransport()
+        let storage = InMemoryWorkerStorage()
+        let tracker = Tracker()
+        let registry = JobRegistry.withBuiltins()
+        registry.register(Tracked.self) { parameters, _ in await tracker.run(parameters.name) }
+        func insert(_ name: String) -> UUID { storage.insert(kind: Tracked.kind, parameters: #"{"name":"\#(name)"}"#) }
+        let (b, suspect) = (insert("b"), insert("s"))
+        storage.update(suspect) { $0.crashes = 1; $0.state = .failed }
+        let worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 3, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+        let running = Task { try await worker.run() }
+        storage.holdCommits(true)
+        _ = transport.deliver(b.uuidString)
+        try await Self.waitUntil("b to run and end, its outcome held") {
+            tracker.seen.withLock { $0.beside["b"] != nil && $0.running.isEmpty }
+        }
+        _ = transport.deliver(suspect.uuidString)
+        try await Self.waitUntil("the suspect's claim to leave it waiting") {
+            storage.controlledClaimCalls.contains { $0.contains(suspect) }
+        }
+        #expect(storage.row(b)?.state == .running, "b's outcome is held")
+        storage.holdCommits(false)
+        let settled = await transport.settlements(atLeast: 2)
+        #expect(settled.count == 2)
+        #expect(storage.besideAloneClaims == [[]], "the suspect was claimed beside \(storage.besideAloneClaims)")
+        #expect([b, suspect].allSatisfy { storage.row($0)?.state == .succeeded })
+        await transport.close()
+        try await running.value
+    }
+
     /// A worker's heartbeats go on while every thread of Swift's cooperative pool is blocked (a
     /// handler's CPU-bound or blocking work): timed on the pool, they stopped, and the rescue
     /// counted a crash against each job a live worker ran. One blocker per pool thread holds its

@@ -43,6 +43,10 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         var threadCompletions: [[UUID]] = []
         var threadCompletionFailures = 0
         var completeCalls: [[UUID]] = []
+        /// While true, commits of outcomes wait (at most 20 s) before they apply.
+        var commitsHeld = false
+        /// For each claim made alone: the other jobs its worker's rows then showed running.
+        var besideAloneClaims: [Set<UUID>] = []
     }
 
     private let state = Mutex(State())
@@ -145,6 +149,11 @@ public final class InMemoryWorkerStorage: WorkerStorage {
         }
         if fail { throw PostgresError(.connection, message: "connection lost (injected)") }
         return state.withLock { state in
+            if alone {
+                state.besideAloneClaims.append(Set(state.rows.filter { id, row in
+                    row.state == .running && row.workerID == workerID && !ids.contains(id)
+                }.keys))
+            }
             guard alone else {
                 return ([], ids.filter { id in
                     state.rows[id].map { Self.claimable($0, in: state) && JobLifecycle.runsAlone(crashes: $0.crashes) } ?? false
@@ -179,8 +188,17 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     /// The ids of each ``complete(_:)`` call so far.
     public var completeCalls: [[UUID]] { state.withLock { $0.completeCalls } }
 
+    /// Holds (`true`) or lets go the commits of outcomes (``complete(_:)``, ``completeOnThread(_:)``).
+    public func holdCommits(_ held: Bool) { state.withLock { $0.commitsHeld = held } }
+
+    /// For each claim made alone, the other jobs its worker's rows showed running then (what
+    /// the rescue would count as running beside it).
+    public var besideAloneClaims: [Set<UUID>] { state.withLock { $0.besideAloneClaims } }
+
     public func completeOnThread(_ outcomes: [JobOutcome]) throws -> [JobOutcome]? {
-        try state.withLock { state in
+        let deadline = ContinuousClock.now + .seconds(20)
+        while state.withLock({ $0.commitsHeld }), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.002) }
+        return try state.withLock { state in
             if state.threadCompletionFailures > 0 {
                 state.threadCompletionFailures -= 1
                 throw PostgresError(.connection, message: "connection lost (injected)")
@@ -191,7 +209,9 @@ public final class InMemoryWorkerStorage: WorkerStorage {
     }
 
     public func complete(_ outcomes: [JobOutcome]) async throws -> [JobOutcome] {
-        state.withLock { state in
+        let deadline = ContinuousClock.now + .seconds(20)
+        while state.withLock({ $0.commitsHeld }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+        return state.withLock { state in
             state.completeCalls.append(outcomes.map(\.id))
             return Self.apply(outcomes, in: &state)
         }

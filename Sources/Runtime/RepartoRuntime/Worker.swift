@@ -79,6 +79,10 @@ public final class Worker: Service, Sendable {
         var alone: UUID?
         /// Handler slots neither running a job nor reserved by a claim in flight.
         var freeSlots: Int
+        /// Jobs whose handler ended and whose outcome is not committed yet (their rows still say
+        /// `running`). A suspect waits for none to be left: the rescue judges "alone" by the rows,
+        /// so a crash while one was left counted as a crash beside it, against both jobs.
+        var uncommitted = 0
         /// A claim is in flight (one at a time: it takes every slot freed meanwhile).
         var claiming = false
         /// Draining: nothing more is claimed; pending deliveries go back to the broker.
@@ -269,14 +273,15 @@ public final class Worker: Service, Sendable {
     /// drains (pending deliveries then go back to the broker with the channel, unclaimed and
     /// uncounted).
     ///
-    /// A suspect a claim left waits for the worker to run nothing, then is claimed alone (see
-    /// ``JobLifecycle/runsAlone(crashes:)``); until it ends, nothing else is claimed.
+    /// A suspect a claim left waits for the worker to run nothing and to have committed every
+    /// outcome, then is claimed alone (see ``JobLifecycle/runsAlone(crashes:)``); until it ends,
+    /// nothing else is claimed.
     private func nextClaim() -> Claim? {
         let concurrency = settings.concurrency
         return state.withLock { state -> Claim? in
             guard !state.claiming, !state.claimsStopped, state.alone == nil else { return nil }
             if let suspect = state.suspects.first {
-                guard state.freeSlots == concurrency else { return nil }
+                guard state.freeSlots == concurrency, state.uncommitted == 0 else { return nil }
                 state.suspects.removeFirst()
                 state.freeSlots -= 1
                 state.claiming = true
@@ -302,12 +307,15 @@ public final class Worker: Service, Sendable {
     }
 
     /// Gives handler slots back and claims more if deliveries wait. `ending`: the job whose slot
-    /// this is, which no longer runs alone if it did.
+    /// this is, which no longer runs alone if it did, and whose outcome is now to be committed.
     private func releaseSlots(_ count: Int, ending job: UUID? = nil) {
         guard count > 0 else { return }
         state.withLock { state in
             state.freeSlots += count
-            if let job, state.alone == job { state.alone = nil }
+            if let job {
+                state.uncommitted += 1
+                if state.alone == job { state.alone = nil }
+            }
         }
         pumpClaims()
     }
@@ -521,9 +529,11 @@ public final class Worker: Service, Sendable {
             return AttemptDecision.acknowledgement(for: committed?.state, rescheduled: committed?.isRescheduled ?? false)
         }
         // Counted before the acks go out, so whoever sees an ack also sees it counted.
-        state.withLock { state in
+        let suspectMayStart = state.withLock { state in
             state.succeeded += decisions.filter(\.succeeded).count
             state.failed += decisions.filter(\.failed).count
+            state.uncommitted -= batch.count
+            return state.uncommitted == 0 && !state.suspects.isEmpty
         }
         for (item, decision) in zip(batch, decisions) {
             let dimensions = [("kind", item.kind)]
@@ -538,6 +548,7 @@ public final class Worker: Service, Sendable {
             case .requeue: consumer.reject(item.delivery, requeue: true)
             }
         }
+        if suspectMayStart { pumpClaims() }
     }
 
     /// Runs a database operation until it succeeds, waiting out lost connections (a PostgreSQL
