@@ -102,21 +102,39 @@ import Testing
         }
     }
 
+    /// A worker of three slots running ``Tracked`` jobs from in-memory storage (not started).
+    private struct TrackedWorker {
+        let transport = InMemoryJobTransport()
+        let storage: InMemoryWorkerStorage
+        let tracker: Tracker
+        let worker: Worker
+
+        init() {
+            let storage = InMemoryWorkerStorage()
+            let tracker = Tracker()
+            let registry = JobRegistry.withBuiltins()
+            registry.register(Tracked.self) { parameters, _ in await tracker.run(parameters.name) }
+            (self.storage, self.tracker) = (storage, tracker)
+            worker = Worker(transport: transport, storage: storage, registry: registry,
+                            settings: WorkerSettings(concurrency: 3, heartbeatInterval: 3600, runsRelay: false),
+                            logger: Logger(label: "test.worker"))
+        }
+
+        /// A waiting job named `name`; with `suspect`, one whose last attempt ended with its worker gone.
+        func insert(_ name: String, suspect: Bool = false) -> UUID {
+            let id = storage.insert(kind: Tracked.kind, parameters: #"{"name":"\#(name)"}"#)
+            if suspect { storage.update(id) { $0.crashes = 1; $0.state = .failed } }
+            return id
+        }
+    }
+
     /// A suspect (its last attempt ended with its worker gone) waits until the worker runs nothing,
     /// runs alone, and nothing is claimed beside it; the deliveries behind it wait, then run.
     @Test func aSuspectRunsAloneAndNothingStartsBesideIt() async throws {
-        let transport = InMemoryJobTransport()
-        let storage = InMemoryWorkerStorage()
-        let tracker = Tracker()
-        let registry = JobRegistry.withBuiltins()
-        registry.register(Tracked.self) { parameters, _ in await tracker.run(parameters.name) }
-        func insert(_ name: String) -> UUID { storage.insert(kind: Tracked.kind, parameters: #"{"name":"\#(name)"}"#) }
-        let (a, suspect, b, c) = (insert("a"), insert("s"), insert("b"), insert("c"))
-        storage.update(suspect) { $0.crashes = 1; $0.state = .failed }
-        let worker = Worker(transport: transport, storage: storage, registry: registry,
-                            settings: WorkerSettings(concurrency: 3, heartbeatInterval: 3600, runsRelay: false),
-                            logger: Logger(label: "test.worker"))
-        let running = Task { try await worker.run() }
+        let fixture = TrackedWorker()
+        let (transport, storage, tracker) = (fixture.transport, fixture.storage, fixture.tracker)
+        let (a, suspect, b, c) = (fixture.insert("a"), fixture.insert("s", suspect: true), fixture.insert("b"), fixture.insert("c"))
+        let running = Task { try await fixture.worker.run() }
         _ = transport.deliver(a.uuidString)
         try await Self.waitUntil("a to run") { tracker.seen.withLock { $0.running.contains("a") } }
         for id in [suspect, b, c] { _ = transport.deliver(id.uuidString) }
@@ -140,18 +158,10 @@ import Testing
     /// rows, counted a crash in that window against the job that had ended too (seen in CI as
     /// an innocent job `running` beside a poison job's attempt).
     @Test func aSuspectWaitsForTheOutcomesBeforeItToBeCommitted() async throws {
-        let transport = InMemoryJobTransport()
-        let storage = InMemoryWorkerStorage()
-        let tracker = Tracker()
-        let registry = JobRegistry.withBuiltins()
-        registry.register(Tracked.self) { parameters, _ in await tracker.run(parameters.name) }
-        func insert(_ name: String) -> UUID { storage.insert(kind: Tracked.kind, parameters: #"{"name":"\#(name)"}"#) }
-        let (b, suspect) = (insert("b"), insert("s"))
-        storage.update(suspect) { $0.crashes = 1; $0.state = .failed }
-        let worker = Worker(transport: transport, storage: storage, registry: registry,
-                            settings: WorkerSettings(concurrency: 3, heartbeatInterval: 3600, runsRelay: false),
-                            logger: Logger(label: "test.worker"))
-        let running = Task { try await worker.run() }
+        let fixture = TrackedWorker()
+        let (transport, storage, tracker) = (fixture.transport, fixture.storage, fixture.tracker)
+        let (b, suspect) = (fixture.insert("b"), fixture.insert("s", suspect: true))
+        let running = Task { try await fixture.worker.run() }
         storage.holdCommits(true)
         _ = transport.deliver(b.uuidString)
         try await Self.waitUntil("b to run and end, its outcome held") {
