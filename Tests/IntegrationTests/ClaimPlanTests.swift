@@ -70,6 +70,11 @@ struct ClaimPlanTests {
         return (cluster, waiting, running)
     }
 
+    /// `settings` as a session's `SET` statements (``jobIndexes``'s `session`).
+    private func session(_ settings: KeyValuePairs<String, String>) -> String {
+        settings.map { "SET \($0.key) TO \($0.value)" }.joined(separator: "; ")
+    }
+
     private func array(_ ids: [UUID]) -> String { "'{\(ids.map { $0.uuidString.lowercased() }.joined(separator: ","))}'" }
 
     /// Custom plans (made for the call's ids) and the generic plan the worker runs both.
@@ -132,7 +137,7 @@ struct ClaimPlanTests {
     @Test func aHeartbeatsLookupReadsThroughItsIndexesOnAnEmptiedTable() async throws {
         let cluster = try await TestCluster.make()
         try await cluster.postgres.query("VACUUM ANALYZE jobs")
-        let settings = JobStore.heartbeatLookupPlanSettings.map { "SET \($0.key) TO \($0.value)" }.joined(separator: "; ")
+        let settings = session(JobStore.heartbeatLookupPlanSettings)
         let lookup = try await jobIndexes(JobStore.heartbeatLookupStatement, types: "text, uuid[]",
                                           arguments: "'worker-a', '{\(UUID().uuidString.lowercased())}'",
                                           session: settings, on: cluster)
@@ -228,7 +233,7 @@ struct ClaimPlanTests {
         }
         #expect(!plan.contains("Seq Scan"), "\(plan)")
         #expect(plan.contains("productions_running") && plan.contains("jobs_active_stage"), "\(plan)")
-        let settings = JobStore.stageProbePlanSettings.map { "SET \($0.key) TO \($0.value)" }.joined(separator: "; ")
+        let settings = session(JobStore.stageProbePlanSettings)
         let indexes = try await jobIndexes(JobStore.stagesReadyStatement, types: "", arguments: "", session: settings, on: cluster)
         #expect(indexes == ["jobs_active_stage"])
         await cluster.shutdown()

@@ -183,6 +183,8 @@ extension JobStore {
         return (final, progressed)
     }
 
+    /// ``completionPlanSettings`` for the rest of the caller's transaction, and back to the defaults.
+    static let setCompletionPlanSettings = completionPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; ")
     static let resetPlannerSettings = completionPlanSettings.map { "SET LOCAL \($0.key) TO DEFAULT" }.joined(separator: "; ")
 
     @available(*, noasync)
@@ -194,9 +196,7 @@ extension JobStore {
         // Planned once per connection: re-planning cost more than running it (it reads its jobs
         // through the primary key whatever the batch or the table's statistics, which
         // ClaimPlanTests checks).
-        if !genericPlansSet {
-            try connection.execute(completionPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; "))
-        }
+        if !genericPlansSet { try connection.execute(setCompletionPlanSettings) }
         let rows = try connection.query(prepared: completionStatement, completionArguments(outcomes))
         var limited: [UUID: (key: String, cost: Double)] = [:]
         for row in rows {
