@@ -18,18 +18,9 @@ extension JobStore {
     static func archiveBatch(olderThan seconds: Double, batch: Int = historyBatch, on connection: PostgresConnection) throws -> Int {
         try connection.transaction { connection in
             try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
-            let finished = JobLifecycle.sqlList(JobLifecycle.final)
-            let rows = try Array(connection.query("""
-                SELECT j.id, (j.finished_at AT TIME ZONE 'UTC')::date::text AS day, j.state FROM jobs j
-                WHERE j.production_id IS NULL AND j.state IN \(finished) AND j.finished_at < now() - make_interval(secs => $1::float8)
-                ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE OF j SKIP LOCKED
-                """, [seconds, Int32(clamping: batch)]))
-                + Array(connection.query("""
-                SELECT j.id, (j.finished_at AT TIME ZONE 'UTC')::date::text AS day, j.state FROM jobs j
-                JOIN productions p ON p.id = j.production_id
-                WHERE p.state <> 'running' AND j.state IN \(finished) AND j.finished_at < now() - make_interval(secs => $1::float8)
-                ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE OF j SKIP LOCKED FOR SHARE OF p SKIP LOCKED
-                """, [seconds, Int32(clamping: batch)]))
+            let arguments: [any PostgresEncodable] = [seconds, Int32(clamping: batch)]
+            let rows = try Array(connection.query(archivableStandaloneStatement, arguments))
+                + Array(connection.query(archivableProductionJobsStatement, arguments))
             guard !rows.isEmpty else { return 0 }
             // The day partitions the batch needs: a dead job's and a done job's day are apart.
             let partitions = Set(rows.compactMap { row in
@@ -48,6 +39,46 @@ extension JobStore {
             return rows.count
         }
     }
+
+    /// Standalone jobs finished more than `$1` seconds ago, at most `$2`, oldest first, locked
+    /// (skipping those a worker or another pass holds): a walk of `jobs_standalone_final`
+    /// (migration 0017) from its start, which holds nothing else.
+    static let archivableStandaloneStatement = """
+        SELECT j.id, (j.finished_at AT TIME ZONE 'UTC')::date::text AS day, j.state FROM jobs j
+        WHERE j.production_id IS NULL AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.final))
+          AND j.finished_at < now() - make_interval(secs => $1::float8)
+        ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE OF j SKIP LOCKED
+        """
+
+    /// The finished jobs, older than `$1` seconds, of productions no longer running: at most `$2`,
+    /// each production's oldest first, the jobs locked and the productions share-locked (both
+    /// skipping rows held elsewhere). It visits the productions that have a finished job in `jobs`,
+    /// one step of `jobs_production_final` each (a loose index scan; ordered by that index's whole
+    /// key, so that no other index of the production, which would walk its waiting jobs too, can
+    /// serve the step without sorting), and reads the jobs of those no longer running: a running
+    /// production costs one step however many of its jobs have finished.
+    static let archivableProductionJobsStatement = """
+        WITH RECURSIVE present AS (
+            (SELECT j.production_id AS id FROM jobs j
+             WHERE j.production_id IS NOT NULL AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.final))
+             ORDER BY j.production_id, j.finished_at LIMIT 1)
+            UNION ALL
+            SELECT (SELECT j.production_id FROM jobs j
+                    WHERE j.production_id > present.id AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.final))
+                    ORDER BY j.production_id, j.finished_at LIMIT 1)
+            FROM present WHERE present.id IS NOT NULL
+        )
+        SELECT j.id, (j.finished_at AT TIME ZONE 'UTC')::date::text AS day, j.state
+        FROM present
+        CROSS JOIN LATERAL (
+            SELECT p.id FROM productions p WHERE p.id = present.id AND p.state <> 'running' FOR SHARE SKIP LOCKED) p
+        CROSS JOIN LATERAL (
+            SELECT j.id, j.finished_at, j.state FROM jobs j
+            WHERE j.production_id = p.id AND j.state IN \(JobLifecycle.sqlList(JobLifecycle.final))
+              AND j.finished_at < now() - make_interval(secs => $1::float8)
+            ORDER BY j.finished_at LIMIT $2::int4 FOR UPDATE SKIP LOCKED) j
+        LIMIT $2::int4
+        """
 
     /// The CTE `counted` that adds (`+`) or takes off (`-`) the jobs of `moved` to their
     /// productions' archived counts: the one shape both directions of the move share.
