@@ -55,15 +55,11 @@ struct BookServicesTests {
         let api = standIn.api
         #expect(api.filter { $0.status == 200 }.count == 24, "one answered request a book")
         #expect(api.allSatisfy { $0.status == 200 || $0.status == 429 })
-        // Each book's cover by its id, none refused (covers by id are not limited). A job attempt
-        // that ended early (a refusal's "retry at", a retry) did its books again, covers included:
-        // at most three more cover requests for each such attempt.
-        #expect(Set(standIn.coverPaths) == Set((0..<24).map { "/b/id/\(7_000 + $0)-L.jpg" }), "\(standIn.coverPaths)")
+        // Each book's cover by its id, once, none refused (covers by id are not limited): a job
+        // attempt that ended early (a refusal's "retry at") asked its books again, but a cover it
+        // had stored comes from the cache.
+        #expect(standIn.coverPaths.sorted() == (0..<24).map { "/b/id/\(7_000 + $0)-L.jpg" }.sorted(), "\(standIn.coverPaths)")
         #expect(standIn.covers.allSatisfy { $0 == 200 })
-        let repeated = try await cluster.count("""
-            SELECT coalesce(sum(attempts - 1 + rate_limited), 0)::int AS n FROM all_jobs WHERE kind = 'book-import.enrich'
-            """)
-        #expect(standIn.covers.count <= 24 + 3 * repeated, "covers: \(standIn.covers.count), repeated job attempts: \(repeated)")
 
         // Without a limit (a cluster of its own) the jobs ask faster than the stand-in allows: it
         // refuses, the jobs retry at its Retry-After, and every book is enriched all the same.
@@ -185,6 +181,42 @@ struct BookServicesTests {
         #expect(keepSpine.status != 0)
         #expect(keepSpine.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
                 == "Error: review \(spine.uuidString.lowercased().prefix(8)) is no catalog book yet: accept it (a candidate or --as-read) or reject it")
+        try await catalog.stop()
+    }
+
+    /// A job's books are stored when it completes: an attempt that failed on one cover (a 500)
+    /// leaves nothing in `books`, and the retry asks its books again. The cover it had stored
+    /// is not downloaded twice; one whose file left the volume is.
+    @Test func aRetriedEnrichmentDownloadsNoCoverItStoredAlready() async throws {
+        let isbns = (0..<3).map { Self.isbn(710_000 + $0) }
+        let standIn = BookServicesStandIn(rate: 1000, editions: Dictionary(uniqueKeysWithValues: isbns.enumerated().map {
+            ($1, BookServicesStandIn.Edition(title: "Again \($0)", authors: ["Pat Example"], coverID: 9_200 + $0))
+        }))
+        standIn.failCovers(with: [.respond(status: 200, headers: [("Content-Type", "image/jpeg")], body: OpenLibraryStandIn.jpeg + Data("first".utf8)),
+                                  .respond(status: 500, headers: [("Content-Type", "text/html")], body: Data("<html>oops</html>".utf8))])
+        let catalog = try await BookImportTests.Catalog.start(openLibrary: standIn.reply)
+        let file = try catalog.write(Self.goodreads(isbns.enumerated().map { ("Again \($0)", "Pat Example", $1) }), "again.csv")
+        let results = try await catalog.importFile(file, .init(booksPerJob: 3))
+        #expect(results.state == "completed")
+        #expect(results.enrichment == BookEnrichmentCounts(enriched: 3, covers: 3))
+        #expect(try await catalog.cluster.count("SELECT max(attempts)::int AS n FROM all_jobs WHERE kind = $1", [BookEnrichJob.kind]) == 2)
+        let requests = Dictionary(grouping: standIn.coverPaths, by: { $0 }).mapValues(\.count)
+        #expect(requests.count == 3 && requests.values.sorted() == [1, 1, 2],
+                "the 500's cover twice, every other once: \(standIn.coverPaths)")
+
+        // The cache points at a file: gone from the volume, the cover is downloaded again.
+        let settings = BookServiceSettings(openLibraryURL: catalog.openLibrary.baseURL, googleBooksURL: "http://127.0.0.1:9",
+                                           timeout: StandInTimeout.seconds)
+        let fetcher = BookCoverFetcher(client: BookServiceClient(settings: settings, postgres: catalog.cluster.postgres),
+                                       assetsRoot: catalog.root)
+        let url = try #require(BookCoverFetcher.source(id: 9_201, url: nil, settings: settings))
+        let cached = try await fetcher.fetch(url)
+        guard case let .stored(path) = cached.outcome else { Issue.record("not stored: \(cached.outcome)"); return }
+        #expect(!cached.sent, "from the cache")
+        try FileManager.default.removeItem(at: catalog.root.appendingPathComponent(path))
+        let fetched = try await fetcher.fetch(url)
+        #expect(fetched.sent && fetched.outcome == .stored(path))
+        #expect(standIn.coverPaths.count == 5)
         try await catalog.stop()
     }
 

@@ -12,6 +12,11 @@ import HTTPExchange
 /// named (a Google Books thumbnail, a mirror's cover) is fetched as it is. A cover the covers
 /// service holds back (a 403, a 429, a hold another worker met) is ``Outcome/deferred(_:)``:
 /// its book is not failed, and a follow-up job fetches it when the hold ends.
+///
+/// A cover stored is remembered in `http_cache` under its source URL (``cacheKey(_:)``, the
+/// asset's path as the entry's body), so the same cover asked again (another attempt of a job
+/// whose books are stored only when it completes, another import of the book) is not downloaded
+/// again while its file is on the volume.
 struct BookCoverFetcher: Sendable {
     let client: BookServiceClient
     let assetsRoot: URL
@@ -35,6 +40,13 @@ struct BookCoverFetcher: Sendable {
         return url
     }
 
+    /// How long a stored cover is remembered: an image does not change under its id or URL (the
+    /// cache's own age limit, ``HTTPCachePolicy``, still applies).
+    static let rememberedFor = 30 * 86_400.0
+
+    /// The `http_cache` key of the cover fetched from `url` (already redacted).
+    static func cacheKey(_ url: String) -> String { "cover:\(url)" }
+
     /// Downloads `url`, checks it is an image by its first bytes, and stores it content-addressed
     /// (`covers/<sha256>.<ext>`): the same image for two books, or twice, is one file. The URL and
     /// every redirect must pass ``CoverSource``: the answer that named it is not trusted.
@@ -47,6 +59,12 @@ struct BookCoverFetcher: Sendable {
         if let reason = await source.refusal(cover: parsed) {
             let refusal = BookServiceError.refusedURL(service: "covers", url: HTTPExchange.display(parsed), reason: reason)
             return (.problem(CoverError.refused(refusal.description).description), false)
+        }
+        let redacted = client.redact(url)
+        let store = try AssetStore(root: assetsRoot)
+        if let hit = try await client.postgres.withConnection({ try HTTPCacheRows.fresh(Self.cacheKey(redacted), on: $0) }),
+           hit.status == 200, let path = String(data: hit.body, encoding: .utf8), store.exists(path) {
+            return (.stored(path), false)
         }
         let status: Int, body: [UInt8]
         do {
@@ -64,8 +82,11 @@ struct BookCoverFetcher: Sendable {
         guard let kind = ImageKind.sniff(body) else { return (.problem(CoverError.notAnImage(bytes: body.count).description), true) }
         let data = Data(body)
         let path = "covers/\(AssetStore.sha256(data)).\(kind.fileExtension)"
-        let store = try AssetStore(root: assetsRoot)
         if !store.exists(path) { _ = try await store.write(data, to: path, mimeType: kind.mimeType) }
+        try await client.postgres.withConnection { connection in
+            try HTTPCacheRows.store(Self.cacheKey(redacted), url: redacted, status: 200, body: Data(path.utf8), ttl: Self.rememberedFor,
+                                    on: connection)
+        }
         return (.stored(path), true)
     }
 }
