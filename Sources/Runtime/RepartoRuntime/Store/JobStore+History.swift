@@ -19,8 +19,10 @@ extension JobStore {
         try connection.transaction { connection in
             try connection.query("SET LOCAL reparto.all_namespaces = 'on'")
             let arguments: [any PostgresEncodable] = [seconds, Int32(clamping: batch)]
+            try connection.execute(setArchiveLookSettings)
             let rows = try Array(connection.query(archivableStandaloneStatement, arguments))
                 + Array(connection.query(archivableProductionJobsStatement, arguments))
+            try connection.execute(resetArchiveLookSettings)
             guard !rows.isEmpty else { return 0 }
             // The day partitions the batch needs: a dead job's and a done job's day are apart.
             let partitions = Set(rows.compactMap { row in
@@ -39,6 +41,17 @@ extension JobStore {
             return rows.count
         }
     }
+
+    /// The looks for movable jobs walk their indexes in order whatever the statistics say. With
+    /// those of a table vacuumed empty (every finished job archived) and filled since, a look
+    /// took every final job of every production through a bitmap and sorted them, the running
+    /// production's included, for each step.
+    static let archiveLookPlanSettings: KeyValuePairs<String, String> = [
+        "enable_seqscan": "off", "enable_bitmapscan": "off", "enable_sort": "off",
+    ]
+    /// ``archiveLookPlanSettings`` for the rest of the caller's transaction, and back to the defaults.
+    static let setArchiveLookSettings = archiveLookPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; ")
+    static let resetArchiveLookSettings = archiveLookPlanSettings.map { "SET LOCAL \($0.key) TO DEFAULT" }.joined(separator: "; ")
 
     /// Standalone jobs finished more than `$1` seconds ago, at most `$2`, oldest first, locked
     /// (skipping those a worker or another pass holds): a walk of `jobs_standalone_final`
