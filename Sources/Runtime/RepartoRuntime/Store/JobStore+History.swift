@@ -50,8 +50,8 @@ extension JobStore {
         "enable_seqscan": "off", "enable_bitmapscan": "off", "enable_sort": "off",
     ]
     /// ``archiveLookPlanSettings`` for the rest of the caller's transaction, and back to the defaults.
-    static let setArchiveLookSettings = archiveLookPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; ")
-    static let resetArchiveLookSettings = archiveLookPlanSettings.map { "SET LOCAL \($0.key) TO DEFAULT" }.joined(separator: "; ")
+    static let setArchiveLookSettings = setLocal(archiveLookPlanSettings)
+    static let resetArchiveLookSettings = resetLocal(archiveLookPlanSettings)
 
     /// Standalone jobs finished more than `$1` seconds ago, at most `$2`, oldest first, locked
     /// (skipping those a worker or another pass holds): a walk of `jobs_standalone_final`

@@ -184,8 +184,8 @@ extension JobStore {
     }
 
     /// ``completionPlanSettings`` for the rest of the caller's transaction, and back to the defaults.
-    static let setCompletionPlanSettings = completionPlanSettings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; ")
-    static let resetPlannerSettings = completionPlanSettings.map { "SET LOCAL \($0.key) TO DEFAULT" }.joined(separator: "; ")
+    static let setCompletionPlanSettings = setLocal(completionPlanSettings)
+    static let resetPlannerSettings = resetLocal(completionPlanSettings)
 
     @available(*, noasync)
     private static func applyOutcomes(_ outcomes: [JobOutcome], genericPlansSet: Bool = false,

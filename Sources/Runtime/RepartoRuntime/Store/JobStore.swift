@@ -14,6 +14,17 @@ enum JobStore {
     static let outboxChannel = "reparto_outbox"
     static let progressChannel = "reparto_progress"
 
+    /// `SET LOCAL` of each of `settings` (planner settings for the rest of the caller's
+    /// transaction), as one string of statements built once by its caller.
+    static func setLocal(_ settings: KeyValuePairs<String, String>) -> String {
+        settings.map { "SET LOCAL \($0.key) TO \($0.value)" }.joined(separator: "; ")
+    }
+
+    /// `SET LOCAL … TO DEFAULT` of each of `settings`: ``setLocal(_:)`` undone for the rest of the transaction.
+    static func resetLocal(_ settings: KeyValuePairs<String, String>) -> String {
+        settings.map { "SET LOCAL \($0.key) TO DEFAULT" }.joined(separator: "; ")
+    }
+
     /// Seconds as whole milliseconds for an `int4` column, clamped (a timeout of 1e300 s from a
     /// command line must not trap the process that stores it); non-finite or negative is 0.
     static func milliseconds(_ seconds: Double) -> Int32 {
