@@ -54,6 +54,37 @@ struct AMQPConnectionTests {
         #expect(received.last == "message 499")
     }
 
+    /// A batch goes out with the socket corked; it is uncorked after it, or a lone publish
+    /// afterwards would sit in the kernel for up to 200 ms. Tags run on from the batch's last.
+    @Test func aBatchIsPublishedInOrderAndLeavesTheSocketUncorked() throws {
+        let queue = TestEnvironment.uniqueName("test-amqp-batch")
+        let connection = try AMQPConnection.connect(configuration)
+        defer { connection.close() }
+        try connection.declareQueue(queue, durable: true)
+        defer { _ = try? connection.deleteQueue(queue) }
+        try connection.enableConfirms()
+        let batch = (0..<14).map { AMQPOutgoingMessage(exchange: "", routingKey: queue, body: Array("job \($0)".utf8)) }
+        #expect(try connection.publish(batch) == 14)
+        #expect(Self.corked(connection.socketDescriptor) == 0)
+        #expect(try connection.publish([AMQPOutgoingMessage(exchange: "", routingKey: queue, body: Array("job 14".utf8))]) == 15)
+        #expect(try connection.publish([AMQPOutgoingMessage]()) == 0)
+        try connection.waitForConfirms(timeout: 10)
+
+        try connection.consume(queue: queue, consumerTag: "t")
+        var received: [String] = []
+        while received.count < 15, let delivery = try connection.nextDelivery(timeout: 5) {
+            received.append(String(decoding: delivery.body, as: UTF8.self))
+            try connection.ack(delivery.deliveryTag)
+        }
+        #expect(received == (0..<15).map { "job \($0)" })
+    }
+
+    private static func corked(_ socket: Int32) -> Int32 {
+        var value: Int32 = -1
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, &length) == 0 ? value : -1
+    }
+
     @Test func unackedMessagesReturnWhenTheConnectionCloses() throws {
         let queue = TestEnvironment.uniqueName("test-amqp-requeue")
         let admin = try AMQPConnection.connect(configuration)

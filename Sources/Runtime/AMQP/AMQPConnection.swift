@@ -176,6 +176,29 @@ public final class AMQPConnection {
         return tag
     }
 
+    /// Publishes messages in order and returns the last one's sequence number (0 outside confirm
+    /// mode, or for none). The socket is corked meanwhile (`TCP_CORK`), so the batch leaves in as
+    /// few TCP segments as fit it instead of one per message: the broker reads it at once and
+    /// delivers it to a consumer together, which then claims it in one statement instead of
+    /// several (a producer's 14 jobs took 2.2 claims on average, one per segment read).
+    @available(*, noasync)
+    @discardableResult
+    public func publish(_ messages: [AMQPOutgoingMessage]) throws(AMQPError) -> UInt64 {
+        let socket = messages.count > 1 ? socketDescriptor : -1
+        if socket >= 0 { Self.setCork(socket, true) }
+        defer { if socket >= 0 { Self.setCork(socket, false) } }
+        var last: UInt64 = 0
+        for message in messages { last = try publish(message) }
+        return last
+    }
+
+    /// Uncorking sends what the cork held back. A failure leaves the socket as it was: the
+    /// messages then go out one segment each.
+    private static func setCork(_ socket: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Waits until the broker has confirmed every message published so far.
     ///
     /// Throws ``AMQPError/Kind/nacked`` when the broker rejected any of them (their tags are in the

@@ -173,8 +173,7 @@ public final class JobPublisher: Sendable {
                 try JobTopology.declare(queue: queue, namespace: namespace, on: mq)
                 link.declared.insert(queue)
             }
-            var lastTag: UInt64 = 0
-            for entry in request.entries { lastTag = try mq.publish(entry.message(namespace: namespace)) }
+            let lastTag = try mq.publish(request.entries.map { $0.message(namespace: namespace) })
             link.inFlight.append(InFlight(request: request, lastTag: lastTag, publishedAt: .now))
         } catch {
             logger.warning("the job publisher cannot reach the broker; the outbox relay publishes its jobs",

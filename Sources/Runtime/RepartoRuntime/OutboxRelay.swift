@@ -309,10 +309,7 @@ public final class OutboxRelay: Sendable {
                     return pass
                 }
             }
-            var lastTag: UInt64 = 0
-            for entry in entries {
-                lastTag = try mq.publish(entry.message(namespace: namespace))
-            }
+            let lastTag = try mq.publish(entries.map { $0.message(namespace: namespace) })
             window.add(entries, lastTag: lastTag, at: .now)
         } catch {
             // Not known to be in the broker: flagged again (a copy that did get there is dropped
