@@ -26,6 +26,27 @@ import Testing
         #expect(try PostgresJSON(encoding: ["b": 1, "a": 2]).postgresText == #"{"a":2,"b":1}"#)
     }
 
+    /// The hand-written hex both ways agrees with Foundation's for every byte value in every
+    /// position, and refuses what is no UUID.
+    @Test func uuidsReadAndWriteAsFoundationDoes() {
+        let samples = (0..<2_000).map { _ in UUID() } + (0...255).map { byte in
+            UUID(uuid: (UInt8(byte), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(byte)))
+        }
+        for uuid in samples {
+            let text = PostgresUUID.text(uuid)
+            #expect(text == uuid.uuidString.lowercased())
+            #expect(PostgresUUID.parse(text) == uuid)
+            #expect(PostgresUUID.parse(uuid.uuidString) == uuid)
+        }
+        let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        #expect(PostgresUUID.parse("e621e1f8-c36c-495a-93fc-0c247a3e6e5f") == uuid)
+        for bad in ["e621e1f8-c36c-495a-93fc-0c247a3e6e5g", "e621e1f8xc36c-495a-93fc-0c247a3e6e5f",
+                    "e621e1f8-c36c-495a-93fc-0c247a3e6e5", "e621e1f8c36c495a93fc0c247a3e6e5f0000", "", "not a uuid",
+                    "e621e1f8-c36c-495a-93fc-0c247a3e6e5f-", "é621e1f8-c36c-495a-93fc-0c247a3e6e5"] {
+            #expect(PostgresUUID.parse(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func datesFormatAsUTCWithMicroseconds() {
         let date = Date(timeIntervalSince1970: Double(1_795_316_400_123_456) / 1_000_000)
         #expect(date.postgresText == "2026-11-22 03:00:00.123456+00")

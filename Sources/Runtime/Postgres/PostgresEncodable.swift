@@ -65,7 +65,7 @@ extension Bool: PostgresEncodable {
 
 extension UUID: PostgresEncodable {
     /// Lowercase, hyphenated.
-    public var postgresText: String? { uuidString.lowercased() }
+    public var postgresText: String? { PostgresUUID.text(self) }
 }
 
 extension Date: PostgresEncodable {

@@ -64,7 +64,7 @@ public struct PostgresRow: Sendable {
     }
 
     /// The column as `UUID`.
-    public func uuid(_ column: String) -> UUID? { self[column].flatMap { UUID(uuidString: $0) } }
+    public func uuid(_ column: String) -> UUID? { self[column].flatMap(PostgresUUID.parse) }
 
     /// The column as `Date`: parses `timestamptz`/`timestamp`/`date` text in the ISO DateStyle,
     /// with or without fractional seconds, with `+00`, `+00:00`, `Z` or no offset (taken as UTC).
