@@ -35,6 +35,15 @@ struct ProcessCPUBreakdownTests {
         #expect(perJob.byRole.first { $0.0 == .postgres }?.1 == 1500)
     }
 
+    @Test func theReportCountsTheWorkersAndCoordinatorsItRanWith() {
+        let before = ProcessCPUBreakdown(seconds: [.workers: 1], processes: [.workers: 1])
+        let after = ProcessCPUBreakdown(seconds: [.workers: 2], processes: [.workers: 2, .coordinator: 1])
+        var report = JobsBenchReport(jobs: 10, failed: 0, seconds: 1, enqueueSeconds: 1, p50: 1, p99: 2, max: 3)
+        report.cpu = after.spent(since: before)
+        #expect(report.json.contains(#""processes":{"workers":2,"coordinators":1}"#))
+        #expect(report.processText == "2 workers, 1 coordinator")
+    }
+
     @Test func thisProcessIsCountedAsTheBench() {
         let before = ProcessCPUBreakdown.now()
         var x = 0.0

@@ -4,7 +4,8 @@
 #   bench/jobs/run.sh            # 50,000 no-op jobs flat out, then 10,000 at 1,000 jobs/s,
 #                                # then Celery, Dramatiq and PgQueuer
 #
-# Reparto runs a coordinator and one worker process with 128 handler slots (release build), its
+# Reparto runs a coordinator and one worker process with 128 handler slots (release build; it
+# refuses to start beside workers or coordinators already running on this machine), its
 # deployment for one machine: the worker's threads use every core, and a second process on the
 # same cores only doubles the round trips per job (see docs/architecture.md, "Figures");
 # BENCH_WORKERS=2 runs two workers of 64 slots each instead. Every job is fully durable: row
@@ -30,6 +31,17 @@ case "$WORKERS" in [1-9]|[1-9][0-9]) ;; *) echo "bench/jobs/run.sh: BENCH_WORKER
 case "$RATE" in quarter|[1-9]|[1-9][0-9]*) ;; *) echo "bench/jobs/run.sh: BENCH_RATE must be a whole number of jobs/s or quarter, not '$RATE'" >&2; exit 2 ;; esac
 
 scripts/services up >/dev/null
+
+# A worker or coordinator left running (another checkout's, a profiling script's) would claim the
+# benchmark's jobs and take its CPU: every figure would be off. The reports count them too.
+strays="$(for p in /proc/[0-9]*; do
+    [ "$(cat "$p/comm" 2>/dev/null)" = reparto ] || continue
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qE '^[^ ]*reparto( -[^ ]+)* (worker|coordinator)( |$)' && echo -n "${p#/proc/} "
+done)"
+if [ -n "$strays" ]; then
+    echo "bench/jobs/run.sh: Reparto workers or coordinators already run on this machine (pids ${strays% }); stop them first" >&2
+    exit 1
+fi
 
 if [ "${BENCH_SKIP_REPARTO:-0}" != "1" ]; then
     R="$(scripts/build-release 2>/tmp/reparto-build-release.log)" || { grep -E "error:" /tmp/reparto-build-release.log; exit 1; }

@@ -41,7 +41,7 @@ public struct JobsBenchReport: Sendable {
         wall time:   \(String(format: "%.3f", seconds)) s (enqueue took \(String(format: "%.3f", enqueueSeconds)) s)
         throughput:  \(String(format: "%.0f", jobsPerSecond)) jobs/s
         latency:     p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms, max \(String(format: "%.2f", max)) ms
-        """ + (cpuText.map { "\ncpu per job: \($0)" } ?? "")
+        """ + (cpuText.map { "\ncpu per job: \($0)" } ?? "") + (processText.map { "\nprocesses:   \($0)" } ?? "")
     }
 
     /// "312 µs (postgres 150, rabbitmq 90, …)": the CPU of the run per job, in total and by role.
@@ -52,6 +52,13 @@ public struct JobsBenchReport: Sendable {
         return "\(String(format: "%.0f", perJob.total)) µs (\(parts.joined(separator: ", ")))"
     }
 
+    /// "1 worker, 1 coordinator": Reparto's processes on this machine at the end of the run.
+    public var processText: String? {
+        guard let cpu else { return nil }
+        let workers = cpu.processes[.workers] ?? 0, coordinators = cpu.processes[.coordinator] ?? 0
+        return "\(workers) worker\(workers == 1 ? "" : "s"), \(coordinators) coordinator\(coordinators == 1 ? "" : "s")"
+    }
+
     /// The report as one JSON line (what bench/jobs/run.sh collects).
     public var json: String {
         var line = String(format: #"{"peer":"reparto","jobs":%d,"failed":%d,"seconds":%.4f,"jobs_per_second":%.1f,"p50_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f"#,
@@ -60,6 +67,7 @@ public struct JobsBenchReport: Sendable {
             let perJob = cpu.microsecondsPer(jobs)
             let roles = perJob.byRole.map { "\"\($0.0.rawValue)\":" + String(format: "%.1f", $0.1) }
             line += #","cpu_us_per_job":"# + String(format: "%.1f", perJob.total) + #","cpu_us_per_job_by_role":{"# + roles.joined(separator: ",") + "}"
+            line += #","processes":{"workers":\#(cpu.processes[.workers] ?? 0),"coordinators":\#(cpu.processes[.coordinator] ?? 0)}"#
         }
         return line + "}"
     }

@@ -16,6 +16,14 @@ public struct ProcessCPUBreakdown: Sendable, Equatable {
 
     /// CPU seconds per role.
     public var seconds: [Role: Double]
+    /// How many processes had each role (at the later snapshot, for a difference): a report shows
+    /// a run that had a stray worker or a second coordinator taking jobs and CPU from it.
+    public var processes: [Role: Int]
+
+    public init(seconds: [Role: Double], processes: [Role: Int] = [:]) {
+        self.seconds = seconds
+        self.processes = processes
+    }
 
     /// CPU seconds summed over every role.
     public var total: Double { seconds.values.reduce(0, +) }
@@ -26,7 +34,7 @@ public struct ProcessCPUBreakdown: Sendable, Equatable {
         for role in Role.allCases {
             delta[role] = max(0, (seconds[role] ?? 0) - (earlier.seconds[role] ?? 0))
         }
-        return ProcessCPUBreakdown(seconds: delta)
+        return ProcessCPUBreakdown(seconds: delta, processes: processes)
     }
 
     /// Microseconds of CPU per item (a job), per role and in total.
@@ -39,14 +47,16 @@ public struct ProcessCPUBreakdown: Sendable, Equatable {
     public static func now() -> ProcessCPUBreakdown {
         let me = getpid()
         var seconds: [Role: Double] = [:]
+        var processes: [Role: Int] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry) else { continue }
             let comm = ((try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8)) ?? "")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             guard let role = role(pid: pid, comm: comm, me: me) else { continue }
             seconds[role, default: 0] += CPUTime.process(pid)
+            processes[role, default: 0] += 1
         }
-        return ProcessCPUBreakdown(seconds: seconds)
+        return ProcessCPUBreakdown(seconds: seconds, processes: processes)
     }
 
     /// The role of a process, or nil for one that takes no part.
