@@ -30,7 +30,7 @@ public enum BenchmarkReads {
         let row = try await postgres.query("""
             SELECT count(*) AS n, count(*) FILTER (WHERE state <> 'succeeded') AS failed,
                    extract(epoch FROM max(finished_at) - min(created_at))::float8 AS seconds
-            FROM all_jobs WHERE production_id = $1
+            FROM all_jobs WHERE production_id = $1 AND \(JobLifecycle.sqlAnyState())
             """, [production]).first
         return Summary(jobs: row?.int("n") ?? 0, notSucceeded: row?.int("failed") ?? 0, seconds: row?.double("seconds") ?? 0)
     }
@@ -49,20 +49,20 @@ public enum BenchmarkReads {
     public static func latencyMicroseconds(production: UUID, on postgres: PostgresClient) async throws -> [Int64] {
         try await postgres.query("""
             SELECT (extract(epoch FROM finished_at - created_at) * 1000000)::bigint AS us
-            FROM all_jobs WHERE production_id = $1 AND finished_at IS NOT NULL
+            FROM all_jobs WHERE production_id = $1 AND \(JobLifecycle.sqlAnyState()) AND finished_at IS NOT NULL
             """, [production]).map { $0.int64("us") ?? 0 }
     }
 
     /// Process ids of the workers that ran a job of `production`.
     public static func workerPIDs(production: UUID, on postgres: PostgresClient) async throws -> Set<Int32> {
         Set(try await postgres.query("""
-            SELECT DISTINCT w.pid FROM all_jobs j JOIN workers w ON w.id = j.worker_id WHERE j.production_id = $1
+            SELECT DISTINCT w.pid FROM all_jobs j JOIN workers w ON w.id = j.worker_id WHERE j.production_id = $1 AND \(JobLifecycle.sqlAnyState("j.state"))
             """, [production]).compactMap { $0.int32("pid") })
     }
 
     /// Every job of `production` with its result.
     public static func results(production: UUID, on postgres: PostgresClient) async throws -> [JobResult] {
-        try await postgres.query("SELECT id, result::text AS result FROM all_jobs WHERE production_id = $1", [production])
+        try await postgres.query("SELECT id, result::text AS result FROM all_jobs WHERE production_id = $1 AND \(JobLifecycle.sqlAnyState())", [production])
             .compactMap { row in row.uuid("id").map { JobResult(id: $0, result: row.string("result")) } }
     }
 
@@ -80,7 +80,7 @@ public enum BenchmarkReads {
         -> (seconds: [Double], deferrals: Int, extraAttempts: Int) {
         let rows = try await postgres.query("""
             SELECT extract(epoch FROM started_at)::float8 AS s, deferrals, attempts FROM all_jobs
-            WHERE production_id = $1 AND started_at IS NOT NULL AND ($2::text IS NULL OR kind = $2) ORDER BY started_at
+            WHERE production_id = $1 AND \(JobLifecycle.sqlAnyState()) AND started_at IS NOT NULL AND ($2::text IS NULL OR kind = $2) ORDER BY started_at
             """, [production, kind])
         return (rows.compactMap { $0.double("s") }, rows.reduce(0) { $0 + ($1.int("deferrals") ?? 0) },
                 rows.reduce(0) { $0 + max(0, ($1.int("attempts") ?? 1) - 1) })
@@ -101,7 +101,7 @@ public enum BenchmarkReads {
             SELECT j.kind, extract(epoch FROM min(j.started_at) - p.created_at)::float8 AS s,
                    extract(epoch FROM max(j.finished_at) - p.created_at)::float8 AS e
             FROM all_jobs j JOIN productions p ON p.id = j.production_id
-            WHERE j.production_id = $1 AND j.started_at IS NOT NULL GROUP BY j.kind, p.created_at ORDER BY s
+            WHERE j.production_id = $1 AND \(JobLifecycle.sqlAnyState("j.state")) AND j.started_at IS NOT NULL GROUP BY j.kind, p.created_at ORDER BY s
             """, [production]).compactMap { row in
             guard let kind = row.string("kind"), let start = row.double("s") else { return nil }
             return (kind, start, row.double("e") ?? start)

@@ -38,6 +38,31 @@ public enum JobLifecycle {
         "(" + states.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
     }
 
+    /// Every state, written so that PostgreSQL reads a production's jobs through the partial
+    /// indexes of its active jobs and of its final ones (`jobs_active_stage`,
+    /// `jobs_production_final`): `jobs` keeps no index of a production's jobs in every state
+    /// (runtime migration 0019), and a `production_id` condition alone reads the whole table.
+    /// Always true (`state` is one of these; a CHECK). Add it beside `production_id = $n` or
+    /// `= ANY($n)`: the planner turns the OR into a union of the two indexes only there, not
+    /// beside a join's column.
+    public static func sqlAnyState(_ column: String = "state") -> String {
+        sqlStates(active + final, column)
+    }
+
+    /// `column IN states`, and which partial index of a production's jobs holds each of them:
+    /// `jobs_active_stage` the active ones, `jobs_production_ended` dead and cancelled ones,
+    /// `jobs_production_final` any final one (see ``sqlAnyState(_:)``).
+    public static func sqlStates(_ states: [JobState], _ column: String = "state") -> String {
+        guard !states.isEmpty else { return "false" }
+        var indexed: [String] = []
+        let activeOnes = states.filter(active.contains), finalOnes = states.filter(final.contains)
+        if !activeOnes.isEmpty { indexed.append("\(column) IN \(sqlList(active))") }
+        if !finalOnes.isEmpty {
+            indexed.append("\(column) IN \(sqlList(finalOnes.allSatisfy(retryable.contains) ? retryable : final))")
+        }
+        return "(\(column) IN \(sqlList(states)) AND (\(indexed.joined(separator: " OR "))))"
+    }
+
     // MARK: claim
 
     /// Whether a worker's claim takes a delivered job: a waiting job that is due. Finished,

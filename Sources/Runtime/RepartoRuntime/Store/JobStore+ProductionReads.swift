@@ -41,25 +41,31 @@ extension JobStore {
             """, [production, stage]).count == 1
     }
 
+    /// A production's (`$1`) jobs by stage: all, succeeded, dead, cancelled.
+    static let stageCountsStatement = """
+        SELECT stage, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS ok,
+               count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
+        FROM all_jobs WHERE production_id = $1 AND \(JobLifecycle.sqlAnyState()) GROUP BY stage
+        """
+
     @available(*, noasync)
     static func stageCounts(production: UUID, on connection: PostgresConnection) throws -> [StageCount] {
-        try connection.query("""
-            SELECT stage, count(*) AS total, count(*) FILTER (WHERE state = 'succeeded') AS ok,
-                   count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled
-            FROM all_jobs WHERE production_id = $1 GROUP BY stage
-            """, [production]).map { r in
+        try connection.query(stageCountsStatement, [production]).map { r in
                 StageCount(stage: r.string("stage"), total: r.int("total") ?? 0, succeeded: r.int("ok") ?? 0,
                            dead: r.int("dead") ?? 0, cancelled: r.int("cancelled") ?? 0)
             }
     }
 
+    /// A production's (`$1`) unsuccessful jobs, oldest first, at most `$2`.
+    static let failuresStatement = """
+        SELECT id, kind, stage, state, last_error FROM all_jobs
+        WHERE production_id = $1 AND \(JobLifecycle.sqlStates(JobLifecycle.unsuccessful))
+        ORDER BY created_at, id LIMIT $2
+        """
+
     @available(*, noasync)
     static func failures(production: UUID, limit: Int, on connection: PostgresConnection) throws -> [JobFailure] {
-        try connection.query("""
-            SELECT id, kind, stage, state, last_error FROM all_jobs
-            WHERE production_id = $1 AND state IN \(JobLifecycle.sqlList(JobLifecycle.unsuccessful))
-            ORDER BY created_at, id LIMIT $2
-            """, [production, limit]).compactMap { r in
+        try connection.query(failuresStatement, [production, limit]).compactMap { r in
                 guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
                 return JobFailure(id: id, kind: r.string("kind") ?? "", stage: r.string("stage"), state: state,
                                   lastError: r.string("last_error"))
@@ -71,14 +77,19 @@ extension JobStore {
         try jobs(production: production, kind: kind, states: JobLifecycle.retryable, on: connection)
     }
 
+    /// A production's (`$1`) jobs of a kind (`$2`) in `states`.
+    static func jobsStatement(states: [JobState]) -> String {
+        """
+        SELECT id, state, last_error, params::text AS params FROM all_jobs
+        WHERE production_id = $1 AND kind = $2 AND \(JobLifecycle.sqlStates(states))
+        ORDER BY finished_at NULLS LAST, created_at
+        """
+    }
+
     /// The production's jobs of `kind` in `states`, finished ones in the order they finished, then the others by creation.
     @available(*, noasync)
     static func jobs(production: UUID, kind: String, states: [JobState], on connection: PostgresConnection) throws -> [FinishedJob] {
-        try connection.query("""
-            SELECT id, state, last_error, params::text AS params FROM all_jobs
-            WHERE production_id = $1 AND kind = $2 AND state IN \(JobLifecycle.sqlList(states))
-            ORDER BY finished_at NULLS LAST, created_at
-            """, [production, kind]).compactMap { r in
+        try connection.query(jobsStatement(states: states), [production, kind]).compactMap { r in
                 guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
                 return FinishedJob(id: id, state: state, lastError: r.string("last_error"),
                                    parameters: Data((r.string("params") ?? "{}").utf8))
