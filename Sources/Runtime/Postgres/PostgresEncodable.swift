@@ -179,7 +179,8 @@ enum PostgresBytea {
         return data
     }
 
-    private static func nibble(_ byte: UInt8) -> UInt8? {
+    /// A hex digit's value, in either case.
+    static func nibble(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -41,7 +41,7 @@ enum PostgresUUID {
                         guard utf8[at] == UInt8(ascii: "-") else { return false }
                         at += 1
                     }
-                    guard let high = nibble(utf8[at]), let low = nibble(utf8[at + 1]) else { return false }
+                    guard let high = PostgresBytea.nibble(utf8[at]), let low = PostgresBytea.nibble(utf8[at + 1]) else { return false }
                     out[index] = high << 4 | low
                     at += 2
                 }
@@ -52,15 +52,6 @@ enum PostgresUUID {
         case true?: return UUID(uuid: uuid)
         case false?: return nil
         case nil: return UUID(uuidString: text)
-        }
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }
