@@ -76,7 +76,7 @@ public final class AMQPConsumer: Sendable {
         }
         guard first else { return }
         let thread = Thread { [self] in
-            Thread.current.name = "reparto-consume"  // named from inside: Linux ignores a name set before start
+            ThreadName.nameCurrentThread("reparto-consume")
             run(receive: receive)
         }
         thread.start()

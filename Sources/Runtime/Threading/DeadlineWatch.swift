@@ -58,7 +58,7 @@ public final class DeadlineWatch: @unchecked Sendable {
         if !started {
             started = true
             let thread = Thread { [self] in
-                Thread.current.name = ThreadName.fitted(name)  // named from inside, as OwnedThread
+                ThreadName.nameCurrentThread(name)
                 loop()
             }
             thread.start()

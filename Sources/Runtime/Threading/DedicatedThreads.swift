@@ -58,7 +58,7 @@ public final class DedicatedThreads<Work: Sendable, Output: Sendable>: Sendable 
 
     @available(*, noasync)
     private func serve() {
-        Thread.current.name = ThreadName.fitted(name)  // named from inside: Linux names the running thread
+        ThreadName.nameCurrentThread(name)
         let server = makeServer()
         while true {
             wake.wait()

@@ -22,7 +22,7 @@ public final class OwnedThread: Sendable {
     public func start(_ body: @escaping @Sendable (OwnedThread) -> Void) {
         let thread = Thread { [self] in
             // Named from inside: on Linux a name given before `start()` is not applied.
-            Thread.current.name = ThreadName.fitted(name)
+            ThreadName.nameCurrentThread(name)
             body(self)
             let waiters = state.withLock { state in
                 state.finished = true
