@@ -149,7 +149,8 @@ public struct PostgresJSON: PostgresEncodable, Sendable, Hashable {
 }
 
 enum PostgresBytea {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// Lowercase hex digits by value.
+    static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func encode(_ data: Data) -> String {
         var bytes = [UInt8]()

@@ -4,7 +4,10 @@ import Foundation
 /// Foundation's `snprintf` and `sscanf`: every claim and completion sends and reads its jobs'
 /// ids as text, and those calls were about a twentieth of a worker's CPU.
 enum PostgresUUID {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// Whether a hyphen comes before the byte at `index` (8-4-4-4-12 digits).
+    private static func hyphenBefore(_ index: Int) -> Bool {
+        index == 4 || index == 6 || index == 8 || index == 10
+    }
 
     /// `uuid` as 36 lowercase characters with hyphens.
     static func text(_ uuid: UUID) -> String {
@@ -13,12 +16,12 @@ enum PostgresUUID {
             String(unsafeUninitializedCapacity: 36) { out in
                 var at = 0
                 for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                    if hyphenBefore(index) {
                         out[at] = UInt8(ascii: "-")
                         at += 1
                     }
-                    out[at] = digits[Int(raw[index] >> 4)]
-                    out[at + 1] = digits[Int(raw[index] & 0x0f)]
+                    out[at] = PostgresBytea.hexDigits[Int(raw[index] >> 4)]
+                    out[at + 1] = PostgresBytea.hexDigits[Int(raw[index] & 0x0f)]
                     at += 2
                 }
                 return at
@@ -37,7 +40,7 @@ enum PostgresUUID {
             return withUnsafeMutableBytes(of: &uuid) { out in
                 var at = 0
                 for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                    if hyphenBefore(index) {
                         guard utf8[at] == UInt8(ascii: "-") else { return false }
                         at += 1
                     }
