@@ -10,13 +10,6 @@ import Testing
 /// for each batch instead.
 @Suite("job statements: id-keyed through the primary key", .timeLimit(.minutes(2)))
 struct ClaimPlanTests {
-    /// See ``TestCluster/jobIndexes(_:types:arguments:generic:session:settings:custom:)``.
-    private func jobIndexes(_ sql: String, types: String, arguments: String, generic: Bool = false, session: String? = nil,
-                            settings: KeyValuePairs<String, String> = JobStore.idKeyedPlanSettings,
-                            on cluster: TestCluster) async throws -> Set<String> {
-        try await cluster.jobIndexes(sql, types: types, arguments: arguments, generic: generic, session: session, settings: settings)
-    }
-
     /// A table like a busy cluster's: thousands of finished jobs of a production, a few waiting,
     /// a few running, statistics up to date (so the planner knows how few are active).
     private func populatedCluster() async throws -> (TestCluster, waiting: [UUID], running: [UUID]) {
@@ -43,11 +36,11 @@ struct ClaimPlanTests {
     /// Custom plans (made for the call's ids) and the generic plan the worker runs both.
     @Test(arguments: [false, true]) func aClaimReadsItsJobsByPrimaryKey(generic: Bool) async throws {
         let (cluster, waiting, _) = try await populatedCluster()
-        let indexes = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
-                                           arguments: "\(array(waiting)), 'worker-b'", generic: generic, on: cluster)
+        let indexes = try await cluster.jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
+                                                   arguments: "\(array(waiting)), 'worker-b'", generic: generic)
         #expect(indexes == ["jobs_pkey"])
-        let limited = try await jobIndexes(JobStore.claimStatement(limitedKinds: true), types: "uuid[], text, text[], text[]",
-                                           arguments: "\(array(waiting)), 'worker-b', '{noop}', '{cpu}'", generic: generic, on: cluster)
+        let limited = try await cluster.jobIndexes(JobStore.claimStatement(limitedKinds: true), types: "uuid[], text, text[], text[]",
+                                                   arguments: "\(array(waiting)), 'worker-b', '{noop}', '{cpu}'", generic: generic)
         #expect(limited == ["jobs_pkey"])
         await cluster.shutdown()
     }
@@ -57,11 +50,11 @@ struct ClaimPlanTests {
         let n = running.count
         func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
         for statement in [JobStore.completionStatement, JobStore.unlimitedCompletionStatement] {
-            let indexes = try await jobIndexes(
+            let indexes = try await cluster.jobIndexes(
                 statement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
                 arguments: [array(running), list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
                     .joined(separator: ", "),
-                generic: generic, settings: JobStore.completionPlanSettings, on: cluster)
+                generic: generic, settings: JobStore.completionPlanSettings)
             #expect(indexes == ["jobs_pkey"])
         }
         await cluster.shutdown()
@@ -81,15 +74,15 @@ struct ClaimPlanTests {
         func list(_ value: String) -> String { "'{\(Array(repeating: value, count: n).joined(separator: ","))}'" }
         let ids = array((0..<n).map { _ in UUID() })
         for statement in [JobStore.completionStatement, JobStore.unlimitedCompletionStatement] {
-            let completion = try await jobIndexes(
+            let completion = try await cluster.jobIndexes(
                 statement, types: "uuid[], int4[], text[], jsonb[], text[], float8[], float8[], bool[]",
                 arguments: [ids, list("1"), list("succeeded"), list("NULL"), list("NULL"), list("NULL"), list("NULL"), list("false")]
                     .joined(separator: ", "),
-                generic: true, settings: JobStore.completionPlanSettings, on: cluster)
+                generic: true, settings: JobStore.completionPlanSettings)
             #expect(completion == ["jobs_pkey"])
         }
-        let claim = try await jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
-                                         arguments: "\(ids), 'worker-b'", generic: true, on: cluster)
+        let claim = try await cluster.jobIndexes(JobStore.claimStatement(limitedKinds: false), types: "uuid[], text",
+                                                 arguments: "\(ids), 'worker-b'", generic: true)
         #expect(claim == ["jobs_pkey"])
         await cluster.shutdown()
     }
@@ -101,9 +94,9 @@ struct ClaimPlanTests {
         let cluster = try await TestCluster.make()
         try await cluster.postgres.query("VACUUM ANALYZE jobs")
         let settings = session(JobStore.heartbeatLookupPlanSettings)
-        let lookup = try await jobIndexes(JobStore.heartbeatLookupStatement, types: "text, uuid[]",
-                                          arguments: "'worker-a', '{\(UUID().uuidString.lowercased())}'",
-                                          session: settings, on: cluster)
+        let lookup = try await cluster.jobIndexes(JobStore.heartbeatLookupStatement, types: "text, uuid[]",
+                                                  arguments: "'worker-a', '{\(UUID().uuidString.lowercased())}'",
+                                                  session: settings)
         #expect(lookup == ["Bitmap Heap Scan", "jobs_running_worker", "jobs_pkey"])
         await cluster.shutdown()
     }
@@ -116,11 +109,11 @@ struct ClaimPlanTests {
         let cluster = try await TestCluster.make()
         if vacuumed { try await cluster.postgres.query("VACUUM ANALYZE jobs") }
         let session = OutboxRelay.sessionSettings
-        let take = try await jobIndexes(JobStore.takeStatement, types: "int4, float8", arguments: "1000, 0",
-                                        session: session, on: cluster)
+        let take = try await cluster.jobIndexes(JobStore.takeStatement, types: "int4, float8", arguments: "1000, 0",
+                                                session: session)
         #expect(take == ["jobs_outbox", "jobs_pkey"])
-        let nextDue = try await jobIndexes(JobStore.nextDueStatement, types: "int4", arguments: "0",
-                                           session: session, on: cluster)
+        let nextDue = try await cluster.jobIndexes(JobStore.nextDueStatement, types: "int4", arguments: "0",
+                                                   session: session)
         #expect(nextDue == ["jobs_outbox"])
         await cluster.shutdown()
     }
@@ -133,10 +126,9 @@ struct ClaimPlanTests {
         let production = try await cluster.postgres.query("SELECT production_id FROM jobs LIMIT 1").first?.uuid("production_id")
         let arguments = "'\(production?.uuidString.lowercased() ?? "")'"
         let expected: Set = ["jobs_production_ended", "jobs_active_stage"]
-        #expect(try await jobIndexes(JobStore.stageRecheckStatement, types: "uuid", arguments: arguments,
-                                     on: cluster) == expected)
-        #expect(try await jobIndexes(JobStore.stageRecheckStatement, types: "uuid", arguments: arguments,
-                                     generic: true, on: cluster) == expected)
+        #expect(try await cluster.jobIndexes(JobStore.stageRecheckStatement, types: "uuid", arguments: arguments) == expected)
+        #expect(try await cluster.jobIndexes(JobStore.stageRecheckStatement, types: "uuid", arguments: arguments,
+                                             generic: true) == expected)
         // And it counts them: one dead, one cancelled, beside the succeeded ones.
         try await cluster.postgres.query("""
             UPDATE jobs SET state = CASE WHEN n = 1 THEN 'dead' ELSE 'cancelled' END, finished_at = now()
@@ -169,8 +161,8 @@ struct ClaimPlanTests {
         try await cluster.postgres.query("ANALYZE jobs")
         let arguments = "'\(production.uuidString.lowercased())', 'main'"
         for generic in [false, true] {
-            #expect(try await jobIndexes(JobStore.lockIdleStageStatement, types: "uuid, text", arguments: arguments,
-                                         generic: generic, on: cluster) == ["jobs_active_stage"], "generic: \(generic)")
+            #expect(try await cluster.jobIndexes(JobStore.lockIdleStageStatement, types: "uuid, text", arguments: arguments,
+                                                 generic: generic) == ["jobs_active_stage"], "generic: \(generic)")
         }
         await cluster.shutdown()
     }
@@ -197,7 +189,7 @@ struct ClaimPlanTests {
         #expect(!plan.contains("Seq Scan"), "\(plan)")
         #expect(plan.contains("productions_running") && plan.contains("jobs_active_stage"), "\(plan)")
         let settings = session(JobStore.stageProbePlanSettings)
-        let indexes = try await jobIndexes(JobStore.stagesReadyStatement, types: "", arguments: "", session: settings, on: cluster)
+        let indexes = try await cluster.jobIndexes(JobStore.stagesReadyStatement, types: "", arguments: "", session: settings)
         #expect(indexes == ["jobs_active_stage"])
         await cluster.shutdown()
     }
