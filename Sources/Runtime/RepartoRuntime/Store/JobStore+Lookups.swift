@@ -33,10 +33,10 @@ extension JobStore {
         guard var progress = try connection.query("SELECT * FROM ops.production_progress WHERE id = $1", [id]).first
             .flatMap(ProductionProgress.init(row:)) else { return nil }
         progress.stages = try connection.query(stageProgressStatement, [id]).map { row in
-                StageProgress(stage: row.string("stage") ?? "", total: row.int("total") ?? 0, queued: row.int("queued") ?? 0,
-                              running: row.int("running") ?? 0, succeeded: row.int("succeeded") ?? 0,
-                              failed: row.int("dead") ?? 0, cancelled: row.int("cancelled") ?? 0)
-            }
+            StageProgress(stage: row.string("stage") ?? "", total: row.int("total") ?? 0, queued: row.int("queued") ?? 0,
+                          running: row.int("running") ?? 0, succeeded: row.int("succeeded") ?? 0,
+                          failed: row.int("dead") ?? 0, cancelled: row.int("cancelled") ?? 0)
+        }
         return progress
     }
 }

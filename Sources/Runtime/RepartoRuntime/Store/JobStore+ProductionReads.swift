@@ -51,9 +51,9 @@ extension JobStore {
     @available(*, noasync)
     static func stageCounts(production: UUID, on connection: PostgresConnection) throws -> [StageCount] {
         try connection.query(stageCountsStatement, [production]).map { r in
-                StageCount(stage: r.string("stage"), total: r.int("total") ?? 0, succeeded: r.int("ok") ?? 0,
-                           dead: r.int("dead") ?? 0, cancelled: r.int("cancelled") ?? 0)
-            }
+            StageCount(stage: r.string("stage"), total: r.int("total") ?? 0, succeeded: r.int("ok") ?? 0,
+                       dead: r.int("dead") ?? 0, cancelled: r.int("cancelled") ?? 0)
+        }
     }
 
     /// A production's (`$1`) unsuccessful jobs, oldest first, at most `$2`.
@@ -66,10 +66,10 @@ extension JobStore {
     @available(*, noasync)
     static func failures(production: UUID, limit: Int, on connection: PostgresConnection) throws -> [JobFailure] {
         try connection.query(failuresStatement, [production, limit]).compactMap { r in
-                guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
-                return JobFailure(id: id, kind: r.string("kind") ?? "", stage: r.string("stage"), state: state,
-                                  lastError: r.string("last_error"))
-            }
+            guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
+            return JobFailure(id: id, kind: r.string("kind") ?? "", stage: r.string("stage"), state: state,
+                              lastError: r.string("last_error"))
+        }
     }
 
     @available(*, noasync)
@@ -90,10 +90,10 @@ extension JobStore {
     @available(*, noasync)
     static func jobs(production: UUID, kind: String, states: [JobState], on connection: PostgresConnection) throws -> [FinishedJob] {
         try connection.query(jobsStatement(states: states), [production, kind]).compactMap { r in
-                guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
-                return FinishedJob(id: id, state: state, lastError: r.string("last_error"),
-                                   parameters: Data((r.string("params") ?? "{}").utf8))
-            }
+            guard let id = r.uuid("id"), let state = r.string("state").flatMap(JobState.init(rawValue:)) else { return nil }
+            return FinishedJob(id: id, state: state, lastError: r.string("last_error"),
+                               parameters: Data((r.string("params") ?? "{}").utf8))
+        }
     }
 
     /// The figures of a ``BacklogSample`` (two aggregates in one transaction, so both use the same `now()`).
