@@ -23,4 +23,12 @@ struct JobsBenchmarkScheduleTests {
         #expect(JobsBenchmark.jobsDue(throughTick: -1, rate: 1000) == 0)
         #expect(JobsBenchmark.jobsDue(throughTick: Int.max / 2, rate: 1000) == Int.max)
     }
+
+    @Test func theWarmUpIsEnqueuedInBatchesTheProducerPublishesItself() {
+        #expect(JobsBenchmark.warmupBatches(200, largestPublished: 100) == [100, 100])
+        #expect(JobsBenchmark.warmupBatches(250, largestPublished: 100) == [100, 100, 50])
+        #expect(JobsBenchmark.warmupBatches(25, largestPublished: 100) == [25])
+        #expect(JobsBenchmark.warmupBatches(3, largestPublished: 0) == [1, 1, 1], "a batch holds at least one job")
+        #expect(JobsBenchmark.warmupBatches(0, largestPublished: 100).isEmpty)
+    }
 }

@@ -9,6 +9,11 @@ import Postgres
 /// before acks. Throughput is jobs / (last finish − first enqueue); latency per job is its
 /// `finished_at − created_at` as PostgreSQL recorded them. CPU is every local process's that
 /// takes part (``ProcessCPUBreakdown``), from the first enqueue to the last job's end.
+///
+/// Before the clock starts, ``warmup`` untimed jobs go through the same client and workers, as
+/// the peers' benchmarks do (bench/celery, bench/dramatiq, bench/pgqueuer): the figures are of a
+/// producer that has planned its statements and opened its broker channel, not of its first
+/// enqueue.
 public struct JobsBenchmark: Sendable {
     /// Number of jobs.
     public var count: Int
@@ -16,15 +21,28 @@ public struct JobsBenchmark: Sendable {
     public var rate: Int?
     /// Jobs per enqueue transaction when no `rate` is given.
     public var batch: Int
-    /// Seconds to wait for every job to finish.
+    /// Seconds to wait for every job to finish (the warm-up's and the measured ones', each).
     public var timeout: Double
+    /// Untimed no-op jobs run first, in a production of their own (0: none).
+    public var warmup: Int
+    /// The most warm-up jobs `bench jobs` accepts.
+    public static let maxWarmup = 100_000
 
-    /// A benchmark of `count` no-op jobs.
-    public init(count: Int, rate: Int?, batch: Int, timeout: Double) {
+    /// A benchmark of `count` no-op jobs, after `warmup` untimed ones.
+    public init(count: Int, rate: Int?, batch: Int, timeout: Double, warmup: Int = 0) {
         self.count = count
         self.rate = rate
         self.batch = batch
         self.timeout = timeout
+        self.warmup = warmup
+    }
+
+    /// The warm-up's enqueues: at most `largestPublished` jobs each, so they take the path a
+    /// rate's ticks take (published by the producer itself, ``JobPublisher/maxJobsPerEnqueue``).
+    static func warmupBatches(_ warmup: Int, largestPublished: Int) -> [Int] {
+        guard warmup > 0 else { return [] }
+        let size = max(1, largestPublished)
+        return stride(from: 0, to: warmup, by: size).map { min(size, warmup - $0) }
     }
 
     /// Who publishes the benchmark's jobs to the broker.
@@ -48,17 +66,23 @@ public struct JobsBenchmark: Sendable {
     /// without), waits until all are final, and reports.
     public func run(client: JobClient) async throws -> JobsBenchReport {
         let postgres = client.postgres
-        let production = try await client.createProduction(name: "bench \(count) noop")
-        let options = JobOptions(maxAttempts: 1, productionID: production)
         let parameters = Data("{}".utf8)
         let clock = ContinuousClock()
+        if warmup > 0 {
+            let warm = try await client.createProduction(name: "bench warm-up \(warmup) noop")
+            let options = JobOptions(maxAttempts: 1, productionID: warm)
+            for size in Self.warmupBatches(warmup, largestPublished: client.publisher?.maxJobsPerEnqueue ?? warmup) {
+                try await client.enqueue(Self.noops(size, parameters: parameters, options: options))
+            }
+            try await awaitFinal(warm, what: "warm-up", jobs: warmup, postgres: postgres, clock: clock)
+        }
+        let production = try await client.createProduction(name: "bench \(count) noop")
+        let options = JobOptions(maxAttempts: 1, productionID: production)
         let cpuBefore = ProcessCPUBreakdown.now()
         let start = clock.now
         var sent = 0
         func enqueue(_ n: Int) async throws {
-            try await client.enqueue((0..<n).map { _ in
-                JobRequest(kind: NoopJob.kind, queue: NoopJob.queue, parameters: parameters, options: options)
-            })
+            try await client.enqueue(Self.noops(n, parameters: parameters, options: options))
             sent += n
         }
         if let rate {
@@ -75,18 +99,28 @@ public struct JobsBenchmark: Sendable {
             while sent < count { try await enqueue(min(batch, count - sent)) }
         }
         let enqueued = clock.now - start
-        // Every job final (the production's own state needs a coordinator; this does not). A
-        // probe every 250 ms: the figures are PostgreSQL's timestamps, not when this looked.
-        let deadline = clock.now + .seconds(timeout)
-        while try await BenchmarkReads.hasActiveJobs(production: production, on: postgres) {
-            guard clock.now < deadline else {
-                throw RepartoError.timeout("the benchmark's \(count) jobs did not all finish within \(timeout) s")
-            }
-            try await Task.sleep(for: .milliseconds(250))
-        }
+        try await awaitFinal(production, what: "benchmark", jobs: count, postgres: postgres, clock: clock)
         let cpu = ProcessCPUBreakdown.now().spent(since: cpuBefore)
         var report = try await JobsBenchReport.load(production: production, enqueueSeconds: enqueued / .seconds(1), on: postgres)
         report.cpu = cpu
         return report
+    }
+
+    private static func noops(_ n: Int, parameters: Data, options: JobOptions) -> [JobRequest] {
+        (0..<n).map { _ in JobRequest(kind: NoopJob.kind, queue: NoopJob.queue, parameters: parameters, options: options) }
+    }
+
+    /// Returns once every job of `production` is final (the production's own state needs a
+    /// coordinator; this does not). A probe every 250 ms: the figures are PostgreSQL's
+    /// timestamps, not when this looked.
+    private func awaitFinal(_ production: UUID, what: String, jobs: Int, postgres: PostgresClient,
+                            clock: ContinuousClock) async throws {
+        let deadline = clock.now + .seconds(timeout)
+        while try await BenchmarkReads.hasActiveJobs(production: production, on: postgres) {
+            guard clock.now < deadline else {
+                throw RepartoError.timeout("the \(what)'s \(jobs) jobs did not all finish within \(timeout) s")
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
     }
 }
