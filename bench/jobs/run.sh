@@ -4,6 +4,8 @@
 #   bench/jobs/run.sh            # 50,000 no-op jobs flat out, then 10,000 at 1,000 jobs/s,
 #                                # then Celery, Dramatiq and PgQueuer
 #
+# Every run of every system starts with 200 untimed warm-up jobs through the same producer and
+# workers (`bench jobs --warmup`, the peers' --warmup), so the figures are of warm connections.
 # Reparto runs a coordinator and one worker process with 128 handler slots (release build; it
 # refuses to start beside workers or coordinators already running on this machine), its
 # deployment for one machine: the worker's threads use every core, and a second process on the
